@@ -1,0 +1,220 @@
+"""Typed trace events: what happened while one question was answered.
+
+The pipeline yields them as they happen; the UI renders them, the runner stores them as JSONL.
+Nobody parses log text. Every event carries `elapsed_s`, seconds since the run started.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+Route = Literal["rag", "agent"]
+RagTier = Literal["answer", "candidates", "hints", "miss", "off"]
+
+
+@dataclass(kw_only=True)
+class Event:
+    """Base of all trace events."""
+
+    kind: ClassVar[str] = "event"
+    elapsed_s: float = 0.0
+    """Seconds since the start of the run."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with a `kind` discriminator."""
+        return {"kind": self.kind, **asdict(self)}
+
+    def to_json(self) -> str:
+        """One JSONL line."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str)
+
+
+@dataclass(kw_only=True)
+class RouteDecided(Event):
+    """The router's decision before the loop: RAG answer or agent, and the attachment's tool hint."""
+
+    kind: ClassVar[str] = "route"
+    route: Route
+    reason: str
+    file_path: str | None = None
+    file_type: str | None = None
+    tool_hint: str | None = None
+
+
+@dataclass(kw_only=True)
+class RagLookup(Event):
+    """The knowledge-base lookup and the tier it landed in."""
+
+    kind: ClassVar[str] = "rag_lookup"
+    tier: RagTier
+    similarity: float = 0.0
+    matched_question: str | None = None
+    answer: str | None = None
+    task_id: str | None = None
+    excluded_task_id: str | None = None
+    note: str = ""
+    duration_s: float = 0.0
+
+
+@dataclass(kw_only=True)
+class ModelCall(Event):
+    """One completed model request (after retries)."""
+
+    kind: ClassVar[str] = "model_call"
+    iteration: int
+    model: str
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    final: bool = False
+    """True for the forced best-effort call at the iteration cap."""
+
+
+@dataclass(kw_only=True)
+class Retry(Event):
+    """A model request failed retriably (429, 5xx, timeout, connection) and will be retried."""
+
+    kind: ClassVar[str] = "retry"
+    attempt: int
+    max_retries: int
+    delay_s: float
+    reason: str
+    status_code: int | None = None
+    retry_after_s: float | None = None
+
+
+@dataclass(kw_only=True)
+class ToolCall(Event):
+    """The model asked for a tool."""
+
+    kind: ClassVar[str] = "tool_call"
+    call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(kw_only=True)
+class ToolResult(Event):
+    """A tool's observation as the model sees it (already truncated / converted from an error)."""
+
+    kind: ClassVar[str] = "tool_result"
+    call_id: str
+    name: str
+    output: str
+    ok: bool
+    duration_s: float
+    truncated_chars: int = 0
+    error_kind: str | None = None
+    """None when ok; else e.g. 'timeout', 'missing_file', 'exception', 'unknown_tool'."""
+
+
+@dataclass(kw_only=True)
+class IterationCap(Event):
+    """MAX_ITERATIONS reached; a last tool-less call asks for the best answer."""
+
+    kind: ClassVar[str] = "iteration_cap"
+    iterations: int
+
+
+@dataclass(kw_only=True)
+class AnswerExtracted(Event):
+    """The final answer pulled out of the model's last message (or the RAG hit)."""
+
+    kind: ClassVar[str] = "answer"
+    answer: str
+    raw: str
+    method: str
+    """Which extraction rule matched, e.g. 'final_answer_marker', 'json', 'last_line', 'rag'."""
+
+
+@dataclass(kw_only=True)
+class ErrorEvent(Event):
+    """A failure that ended or degraded the run (LLM error after retries, configuration missing)."""
+
+    kind: ClassVar[str] = "error"
+    stage: str
+    message: str
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, AnswerExtracted, ErrorEvent)
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from `to_dict()` output (e.g. a stored trace)."""
+    cls = EVENT_TYPES[data["kind"]]
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(kw_only=True)
+class Solution:
+    """Everything one run produced: the answer, where it came from, and its full trace."""
+
+    question: str
+    answer: str
+    source: Route
+    task_id: str | None = None
+    file_path: str | None = None
+    steps: int = 0
+    """Assistant iterations (model calls in the loop)."""
+    tools_used: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    elapsed_s: float = 0.0
+    error: str | None = None
+    hit_iteration_cap: bool = False
+    raw_final: str = ""
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens over all model calls."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def trace_jsonl(self) -> str:
+        """The trace as JSONL, one event per line."""
+        return "\n".join(e.to_json() for e in self.events) + ("\n" if self.events else "")
+
+    def to_dict(self, include_trace: bool = True) -> dict[str, Any]:
+        """JSON-ready summary (the CLI's --json output)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "events"}
+        data["total_tokens"] = self.total_tokens
+        if include_trace:
+            data["trace"] = [e.to_dict() for e in self.events]
+        return data
+
+    @classmethod
+    def from_events(cls, question: str, events: list[Event], *, task_id: str | None = None,
+                    file_path: str | None = None) -> "Solution":
+        """Fold a finished event stream into a Solution."""
+        sol = cls(question=question, answer="", source="agent", task_id=task_id, file_path=file_path, events=list(events))
+        for ev in events:
+            if isinstance(ev, RouteDecided):
+                sol.source = ev.route
+            elif isinstance(ev, ModelCall):
+                sol.prompt_tokens += ev.prompt_tokens
+                sol.completion_tokens += ev.completion_tokens
+                if not ev.final:
+                    sol.steps += 1
+            elif isinstance(ev, Retry):
+                sol.retries += 1
+            elif isinstance(ev, ToolCall):
+                if ev.name not in sol.tools_used:
+                    sol.tools_used.append(ev.name)
+            elif isinstance(ev, IterationCap):
+                sol.hit_iteration_cap = True
+            elif isinstance(ev, AnswerExtracted):
+                sol.answer, sol.raw_final = ev.answer, ev.raw
+            elif isinstance(ev, ErrorEvent):
+                sol.error = ev.message if sol.error is None else f"{sol.error}; {ev.message}"
+        if events:
+            sol.elapsed_s = events[-1].elapsed_s
+        return sol

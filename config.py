@@ -1,0 +1,123 @@
+"""The one settings object: every limit and provider setting, read once from the environment / `.env`.
+
+No other module reads `os.environ`; components receive a `Settings` (or the values they need).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent
+
+
+class ConfigError(ValueError):
+    """A setting has an invalid value; the message names the environment variable."""
+
+
+class Settings(BaseSettings):
+    """Typed settings; field names are the environment variable names (case-insensitive)."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False, frozen=True
+    )
+
+    # --- harness limits -------------------------------------------------------------------
+    MAX_ITERATIONS: int = Field(10, ge=1, description="Assistant turns before the loop is cut and a best-effort answer is forced.")
+    LLM_TIMEOUT: float = Field(120, gt=0, description="Seconds one model request may take.")
+    TOOL_TIMEOUT: float = Field(30, gt=0, description="Seconds one tool call may take (wall time; also the sandbox's CPU limit).")
+    MAX_FILE_SIZE: int = Field(10000, ge=100, description="Characters of tool output kept; the rest is cut with a marker.")
+    RATE_LIMIT_RETRY_MAX: int = Field(5, ge=0, description="Retries of one model request on 429 / 5xx / connection errors.")
+    RATE_LIMIT_RETRY_BASE_DELAY: float = Field(10, ge=0, description="First backoff delay in seconds (doubles each retry) when no Retry-After is sent.")
+    BATCH_QUESTION_DELAY: float = Field(5, ge=0, description="Minimum seconds between task starts when a batch runs with concurrency 1.")
+
+    # --- model provider (any OpenAI-compatible endpoint) -----------------------------------
+    OPENAI_API_KEY: SecretStr | None = Field(None, description="API key of the endpoint (not needed for a local vLLM/Ollama).")
+    OPENAI_BASE_URL: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1.")
+    MODEL_NAME: str = Field("gpt-4o-mini", description="Chat model used by the agent loop.")
+    VISION_MODEL_NAME: str | None = Field(None, description="Model for analyze_image (same endpoint); unset disables the tool's model call.")
+    LLM_TEMPERATURE: float = Field(0.0, ge=0, le=2, description="Sampling temperature of the agent model.")
+    LLM_REQUESTS_PER_MINUTE: float = Field(0, ge=0, description="Known request rate limit of the endpoint (0 = unknown; the limiter adapts to 429s).")
+
+    # --- tools ------------------------------------------------------------------------------
+    SEARCH_PROVIDERS: str = Field("duckduckgo,tavily,searxng,wikipedia", description="web_search providers in failover order.")
+    SEARCH_MAX_RESULTS: int = Field(5, ge=1, le=20, description="Results per web_search call.")
+    TAVILY_API_KEY: SecretStr | None = Field(None, description="Key for the Tavily search provider.")
+    SEARXNG_URL: str | None = Field(None, description="Base URL of a SearXNG instance (JSON API).")
+    WIKIPEDIA_API_URL: str = Field("https://en.wikipedia.org/w/api.php", description="MediaWiki API used by the wikipedia provider.")
+    BLOCKED_DOMAINS: str = Field(
+        "huggingface.co/datasets/gaia-benchmark,huggingface.co/spaces/gaia-benchmark,hf.co/datasets/gaia-benchmark",
+        description="Comma-separated URL prefixes never returned by search or fetched (they mirror GAIA answers).",
+    )
+    WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
+    SANDBOX_MODE: Literal["strict", "degraded"] = Field("strict", description="run_python: strict needs bubblewrap namespaces; degraded runs with rlimits only, labelled in the trace.")
+    SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="Address-space limit of a run_python child.")
+
+    # --- RAG ----------------------------------------------------------------------------------
+    RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
+    RAG_INDEX_DIR: Path = Field(PROJECT_ROOT / "data" / "rag_index", description="Directory of the FAISS index and its metadata.")
+    EMBEDDING_MODEL: str = Field("", description="sentence-transformers model name or path; empty = the packaged all-MiniLM-L6-v2.")
+    RAG_ANSWER_THRESHOLD: float = Field(0.92, ge=0, le=1, description="Cosine similarity at or above which a guarded match answers directly.")
+    RAG_CANDIDATE_THRESHOLD: float = Field(0.75, ge=0, le=1, description="Similarity at or above which matches are given to the loop as candidates.")
+    RAG_HINT_THRESHOLD: float = Field(0.5, ge=0, le=1, description="Similarity at or above which nearest entries become solving hints.")
+    RAG_TOP_K: int = Field(3, ge=1, le=20, description="Neighbours retrieved per lookup.")
+    RAG_LLM_HINTS: bool = Field(True, description="Ask the LLM to turn low-similarity neighbours into solving hints.")
+
+    # --- evaluation ---------------------------------------------------------------------------
+    HF_TOKEN: SecretStr | None = Field(None, description="Hugging Face token for the gated GAIA dataset.")
+    GAIA_DATASET: str = Field("gaia-benchmark/GAIA", description="Hub dataset repository of GAIA.")
+    GAIA_REVISION: str = Field("main", description="Pinned revision (branch, tag or commit) of the GAIA dataset.")
+    GAIA_CACHE_DIR: Path = Field(PROJECT_ROOT / "data" / "gaia", description="Where the hub snapshot is cached.")
+    BATCH_CONCURRENCY: int = Field(4, ge=1, le=64, description="Tasks solved at once in a batch.")
+    TASK_RETRY_MAX: int = Field(1, ge=0, description="Extra attempts for a task that ended with an error before it is recorded as failed.")
+    OUTPUT_DIR: Path = Field(PROJECT_ROOT / "runs", description="Where batch runs write their results.")
+    SCORING_API_URL: str = Field("https://agents-course-unit4-scoring.hf.space", description="Agents Course Unit 4 scoring API.")
+    SPACE_ID: str | None = Field(None, description="Set by Hugging Face on a Space; used for the agent_code link.")
+
+    # --- app ------------------------------------------------------------------------------------
+    GRADIO_SERVER_NAME: str = Field("0.0.0.0", description="Interface the app listens on.")
+    GRADIO_SERVER_PORT: int = Field(7860, ge=1, le=65535, description="Port the app listens on.")
+    APP_CONCURRENCY: int = Field(4, ge=1, description="Debug/chat requests served at once (gradio queue).")
+
+    @property
+    def llm_configured(self) -> bool:
+        """True when a model endpoint can be called (a key, or a local server URL)."""
+        return bool(self.OPENAI_API_KEY and self.OPENAI_API_KEY.get_secret_value()) or bool(self.OPENAI_BASE_URL)
+
+    def llm_missing_message(self) -> str:
+        """One actionable line for users without a model endpoint."""
+        return "No LLM configured: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (vLLM, Ollama, any OpenAI-compatible server)."
+
+    def secrets(self) -> list[str]:
+        """Secret values that must never appear in traces, logs or outputs."""
+        values = [self.OPENAI_API_KEY, self.TAVILY_API_KEY, self.HF_TOKEN]
+        return [v.get_secret_value() for v in values if v is not None and len(v.get_secret_value()) >= 4]
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings from the environment and `.env`; raise ConfigError naming each bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err["loc"]) or "settings"
+            lines.append(f"{name.upper()}={err.get('input')!r}: {err['msg']}")
+        raise ConfigError("Invalid configuration:\n  " + "\n  ".join(lines)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, loaded once (entry points call this; libraries take Settings in)."""
+    return load_settings()
+
+
+def redact(text: str, settings: Settings) -> str:
+    """Replace every secret value in `text` with a marker."""
+    for secret in settings.secrets():
+        text = text.replace(secret, "***")
+    return text

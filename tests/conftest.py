@@ -1,0 +1,30 @@
+"""Test-wide guards: no calls home, no hub downloads, no stray .env."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch, tmp_path):
+    """Every test runs offline, with settings from the environment only (a developer's .env is ignored)."""
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("RAG_INDEX_DIR", str(tmp_path / "rag_index"))
+    monkeypatch.setenv("OUTPUT_DIR", str(tmp_path / "runs"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SEARXNG_URL", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # so a developer's ./.env is not read
+    from config import get_settings
+
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()

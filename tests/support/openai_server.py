@@ -1,0 +1,222 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks.
+
+The real `ChatOpenAI`/`openai` client talks to it, so retries, timeouts and usage accounting run for real.
+
+    with ScriptedOpenAI([call("calculator", expression="2**10+7"), say("FINAL ANSWER: 1031")]) as srv:
+        settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-test")
+
+A script is a list of `Reply`s consumed in order, or a function `(request_json) -> Reply` that decides
+from the conversation (needed when tasks run concurrently). `rpm_limit` makes the server answer 429
+with a Retry-After header when more than that many requests arrive within a sliding minute.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Sequence
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP answer to a chat-completions request."""
+
+    content: str | None = None
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to wait before answering (a hang longer than the client timeout simulates a dead server)."""
+    prompt_tokens: int = 11
+    completion_tokens: int = 7
+
+
+def say(text: str, **kw: Any) -> Reply:
+    """An assistant message with text and no tool calls."""
+    return Reply(content=text, **kw)
+
+
+def call(name: str, /, **args: Any) -> Reply:
+    """An assistant message asking for one tool call."""
+    return Reply(content="", tool_calls=[(name, args)])
+
+
+def fail(status: int, retry_after: float | None = None, **kw: Any) -> Reply:
+    """An HTTP error (429 with Retry-After, 500, ...)."""
+    headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
+    return Reply(status=status, headers=headers, **kw)
+
+
+def hang(seconds: float) -> Reply:
+    """Answer only after `seconds` (longer than LLM_TIMEOUT: the client gives up)."""
+    return Reply(content="FINAL ANSWER: too late", delay=seconds)
+
+
+Script = Sequence[Reply] | Callable[[dict[str, Any]], Reply]
+
+
+@dataclass
+class Recorded:
+    """A request the server received."""
+
+    body: dict[str, Any]
+    at: float
+    headers: dict[str, str]
+
+
+class ScriptedOpenAI:
+    """Threaded loopback server speaking `/v1/chat/completions` (non-streaming) and `/v1/models`."""
+
+    def __init__(self, script: Script = (), *, latency: float = 0.0, rpm_limit: int | None = None,
+                 retry_after: float | None = None) -> None:
+        self._script = script
+        self._queue: deque[Reply] = deque(script) if not callable(script) else deque()
+        self.latency = latency
+        self.rpm_limit = rpm_limit
+        self.retry_after = retry_after
+        self.requests: list[Recorded] = []
+        self.rate_limited = 0
+        self._admitted: deque[float] = deque()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """Base URL to put in OPENAI_BASE_URL."""
+        assert self._server is not None, "server not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> "ScriptedOpenAI":
+        """Bind an ephemeral loopback port and serve in a daemon thread."""
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                status, payload, headers, delay = owner._answer(body, dict(self.headers))
+                if delay:
+                    time.sleep(delay)
+                try:
+                    self._send(status, payload, headers)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and left
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Shut the server down."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> "ScriptedOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- behaviour -------------------------------------------------------------------------------
+    def _over_rate(self, now: float) -> float | None:
+        """Seconds until a slot frees when the sliding-minute budget is spent, else None (and admit)."""
+        if self.rpm_limit is None:
+            return None
+        while self._admitted and now - self._admitted[0] >= 60.0:
+            self._admitted.popleft()
+        if len(self._admitted) >= self.rpm_limit:
+            return 60.0 - (now - self._admitted[0])
+        self._admitted.append(now)
+        return None
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        if callable(self._script):
+            return self._script(body)
+        if not self._queue:
+            return Reply(status=400, content="script exhausted")
+        return self._queue.popleft()
+
+    def _answer(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any], dict[str, str], float]:
+        with self._lock:
+            now = time.monotonic()
+            self.requests.append(Recorded(body=body, at=now, headers=headers))
+            wait = self._over_rate(now)
+            if wait is not None:
+                self.rate_limited += 1
+                retry = self.retry_after if self.retry_after is not None else max(wait, 0.01)
+                return 429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, \
+                    {"Retry-After": f"{retry:.3f}"}, 0.0
+            reply = self._next_reply(body)
+        delay = reply.delay + self.latency
+        if reply.status != 200:
+            message = reply.content or f"scripted error {reply.status}"
+            return reply.status, {"error": {"message": message, "type": "scripted", "code": reply.status}}, reply.headers, delay
+        return 200, self._completion(body, reply), reply.headers, delay
+
+    @staticmethod
+    def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(args)}}
+                for name, args in reply.tool_calls
+            ]
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+            "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                      "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+        }
+
+
+def first_user_text(body: dict[str, Any]) -> str:
+    """The text of the first user message of a request (the task's question, with router hints)."""
+    for msg in body.get("messages", []):
+        if msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, list):
+                return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+            return str(content or "")
+    return ""
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    """Contents of the tool messages in a request, in order."""
+    return [str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "tool"]

@@ -1,0 +1,103 @@
+"""Run one tool call the way the agent does: time limit, output cap, failures as observations.
+
+This is the single place where tool exceptions become text the model can act on (STYLE: convert
+exceptions in one wrapper). The graph's tools node and `python -m tools call` both use it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextvars
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from pydantic import ValidationError
+
+from config import Settings, redact
+
+
+class ToolFailure(Exception):
+    """Raised by a tool for a failure the model can act on; `kind` classifies it, the message says what to try."""
+
+    def __init__(self, message: str, kind: str = "failed") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class ToolOutcome:
+    """The observation handed back to the model, plus how it came about."""
+
+    output: str
+    ok: bool
+    duration_s: float
+    truncated_chars: int = 0
+    error_kind: str | None = None
+
+
+def truncate(text: str, limit: int) -> tuple[str, int]:
+    """Cut `text` to `limit` characters with a visible marker; return (text, characters cut)."""
+    if len(text) <= limit:
+        return text, 0
+    cut = len(text) - limit
+    return text[:limit] + f"\n…[truncated: {cut} of {len(text)} characters cut; ask for a narrower part]", cut
+
+
+def _invoke(tool: BaseTool, args: dict[str, Any], config: RunnableConfig | None) -> Any:
+    return tool.invoke(args, config=config)
+
+
+def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
+             config: RunnableConfig | None = None) -> ToolOutcome:
+    """Invoke `tool` with `args` under TOOL_TIMEOUT; never raises for the tool's own failures."""
+    start = time.monotonic()
+    limit = settings.TOOL_TIMEOUT
+    # A worker thread lets us stop waiting; tools that spawn processes (run_python) kill their own children.
+    pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"tool-{tool.name}")
+    ctx = contextvars.copy_context()
+    future = pool.submit(ctx.run, _invoke, tool, args, config)
+    error_kind: str | None = None
+    try:
+        # A little grace so a tool that enforces TOOL_TIMEOUT itself can report its own, more precise message.
+        raw = future.result(timeout=limit + 2.0)
+        text = raw if isinstance(raw, str) else _stringify(raw)
+    except cf.TimeoutError:
+        error_kind = "timeout"
+        text = (f"Error: {tool.name} did not finish within TOOL_TIMEOUT={limit:g}s. "
+                "Try a smaller input, a narrower query, or a different tool.")
+    except ToolFailure as exc:
+        error_kind = exc.kind
+        text = f"Error: {exc}"
+    except ValidationError as exc:
+        error_kind = "bad_arguments"
+        text = f"Error: invalid arguments for {tool.name}: {_short(exc)}. Check the argument names and types."
+    except FileNotFoundError as exc:
+        error_kind = "missing_file"
+        text = f"Error: file not found: {exc.filename or exc}. Check the path; attachments are given as absolute paths."
+    except Exception as exc:  # noqa: BLE001 - every tool failure becomes an observation
+        error_kind = "exception"
+        text = f"Error: {tool.name} failed: {type(exc).__name__}: {_short(exc)}. Try different arguments or another tool."
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    text = redact(text, settings)
+    text, cut = truncate(text, settings.MAX_FILE_SIZE)
+    if error_kind is None and text.startswith("Error:"):
+        error_kind = "reported"
+    return ToolOutcome(output=text, ok=error_kind is None, duration_s=time.monotonic() - start,
+                       truncated_chars=cut, error_kind=error_kind)
+
+
+def _stringify(value: Any) -> str:
+    if value is None:
+        return "(no output)"
+    if hasattr(value, "content"):  # a ToolMessage
+        return str(value.content)
+    return str(value)
+
+
+def _short(exc: BaseException, limit: int = 400) -> str:
+    text = str(exc).strip().replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "…"
