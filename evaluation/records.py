@@ -1,0 +1,55 @@
+"""One evaluated task, as stored in the checkpoint and details.jsonl."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+FailureCategory = Literal[
+    "correct", "no_tool_result_used", "tool_failed", "iteration_cap", "llm_error", "format_only_miss", "plain_wrong",
+    "unscored",
+]
+
+
+@dataclass(kw_only=True)
+class TaskRecord:
+    """Per-task result: prediction, score, cost and the reason it failed."""
+
+    task_id: str
+    question: str
+    level: int | None = None
+    file_name: str = ""
+    file_type: str = ""
+    """Attachment extension without the dot ('xlsx'), or '' when the task has none."""
+    expected: str | None = None
+    """Ground truth; None (or '?') when unknown, e.g. the test split."""
+    predicted: str = ""
+    correct: bool | None = None
+    """None when there is no ground truth to score against."""
+    explanation: dict[str, Any] = field(default_factory=dict)
+    """`scorer.explain()` output as a dict."""
+    source: Literal["rag", "agent"] = "agent"
+    steps: int = 0
+    tools_used: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    attempts: int = 1
+    error: str | None = None
+    failure_category: FailureCategory = "unscored"
+    reasoning_trace: str = ""
+    """Short human-readable trace for results.jsonl's reasoning_trace."""
+    started_at: float = 0.0
+    finished_at: float = 0.0
+    """Unix timestamps of the task's start and end."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TaskRecord":
+        """Rebuild from `to_dict()` output, ignoring unknown keys."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
