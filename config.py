@@ -121,3 +121,19 @@ def redact(text: str, settings: Settings) -> str:
     for secret in settings.secrets():
         text = text.replace(secret, "***")
     return text
+
+
+def settings_table() -> str:
+    """Markdown table of every setting: variable, default, meaning (the README's table is this output)."""
+    rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
+    for name, info in Settings.model_fields.items():
+        default = info.default
+        if isinstance(default, Path):
+            default = default.relative_to(PROJECT_ROOT) if default.is_relative_to(PROJECT_ROOT) else default
+        shown = "(unset)" if default is None else f"`{default}`" if default != "" else "(empty)"
+        rows.append(f"| `{name}` | {shown} | {info.description or ''} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(settings_table())
