@@ -82,6 +82,7 @@ class Settings(BaseSettings):
     GRADIO_SERVER_NAME: str = Field("0.0.0.0", description="Interface the app listens on.")
     GRADIO_SERVER_PORT: int = Field(7860, ge=1, le=65535, description="Port the app listens on.")
     APP_CONCURRENCY: int = Field(4, ge=1, description="Debug/chat requests served at once (gradio queue).")
+    APP_PRELOAD: bool = Field(True, description="Load the agent, LLM client, embeddings and tool checks in a background thread at start-up (else on the first request).")
 
     @property
     def llm_configured(self) -> bool:
