@@ -1,0 +1,122 @@
+"""read_file: any attachment as text, dispatched on what the file really is (not just its extension).
+
+Text-like files are decoded without mojibake; .docx/.pptx through tools.office; .pdf through the
+same parser as parse_pdf; spreadsheets through parse_excel's reader; .zip members each through
+the reader for their type. Images, audio and unknown binaries get a message naming the tool to use.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
+
+from config import Settings
+from tools.archive import read_zip
+from tools.executor import ToolFailure
+from tools.filetypes import EXTENSIONS, TOOL_ADVICE, Kind, classify
+from tools.paths import human_size, resolve_path
+from tools.textio import clean_text, decode_text, html_to_markdown
+
+MAX_TEXT_BYTES = 4 * 1024 * 1024  # more text than this cannot reach the model anyway
+
+
+def read_path(path: Path, budget: int = 10_000, depth: int = 0) -> str:
+    """A header line (name, type, size) and the file's content as text; ToolFailure when it cannot be read."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    kind, description = classify(path, head)
+    if kind == "empty":
+        raise ToolFailure(f"{path.name} is empty (0 bytes): there is nothing to read. Check that this is the right "
+                          "file; if it came from a download, fetch it again.", "empty_file")
+    header = f"File: {path.name} ({description}, {human_size(size)})"
+    return header + "\n\n" + _body(path, kind, description, size, budget, depth)
+
+
+def _body(path: Path, kind: Kind, description: str, size: int, budget: int, depth: int) -> str:
+    claimed = EXTENSIONS.get(path.suffix.lower())
+    if kind == "binary" and claimed in ("image", "audio", "video"):
+        raise ToolFailure(f"{path.name} has a {path.suffix} extension but its content is not a recognisable {claimed} "
+                          f"file ({description}); it may be corrupt. You can still try: {TOOL_ADVICE[claimed]}.", "corrupt_file")
+    if kind in ("image", "audio", "video", "binary"):
+        raise ToolFailure(f"{path.name} looks like a binary file ({description}), not text; {TOOL_ADVICE[kind]}.", "wrong_tool")
+    if kind == "docx":
+        from tools.office import docx_to_text
+
+        return docx_to_text(path)
+    if kind == "pptx":
+        from tools.office import pptx_to_text
+
+        return pptx_to_text(path)
+    if kind == "pdf":
+        from tools.pdf import pdf_to_text
+
+        return pdf_to_text(path, label=path.name)
+    if kind == "excel":
+        from tools.excel import read_spreadsheet
+
+        return read_spreadsheet(path)
+    if kind == "zip":
+        return read_zip(path, read_path, budget, depth)
+    return _read_text(path, kind, size)
+
+
+def _read_text(path: Path, kind: Kind, size: int) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_TEXT_BYTES)
+    text, encoding = decode_text(data)
+    if text.count("\ufffd") > max(8, len(text) // 100):
+        raise ToolFailure(f"{path.name} does not decode as text (many invalid characters); it is probably a binary "
+                          f"file with a text extension. {TOOL_ADVICE['binary']}.", "wrong_tool")
+    text = clean_text(text)
+    notes = []
+    if encoding not in ("utf-8", "utf-8-sig", "ascii"):
+        notes.append(f"(decoded as {encoding})")
+    if kind == "json":
+        text, note = _json_text(text)
+        if note:
+            notes.append(note)
+    elif kind == "html":
+        text = html_to_markdown(text, main_content_only=False)
+        notes.append("(HTML converted to markdown; scripts and styles removed)")
+    elif kind == "csv":
+        notes.append("(raw CSV; parse_excel shows it as a table with row numbers)")
+    if size > MAX_TEXT_BYTES:
+        notes.append(f"(only the first {human_size(MAX_TEXT_BYTES)} of {human_size(size)} read; use run_python to "
+                     "search the rest)")
+    return "\n".join(notes + [text]) if notes else text
+
+
+def _json_text(text: str) -> tuple[str, str | None]:
+    """Pretty-print compact JSON so the model can read it; keep the raw text (with a warning) when invalid."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return text, f"(warning: not valid JSON — {exc.msg} at line {exc.lineno} column {exc.colno}; raw text follows)"
+    if "\n" not in text.strip() and len(text) > 120:
+        return json.dumps(value, indent=2, ensure_ascii=False), None
+    return text, None
+
+
+def make_file_tools(settings: Settings) -> list[BaseTool]:
+    """Build read_file; its character budget for zip members comes from MAX_FILE_SIZE."""
+    budget = settings.MAX_FILE_SIZE
+
+    @tool
+    def read_file(path: str, config: RunnableConfig) -> str:
+        """Read a file and return its content as text, with a header giving its type and size.
+
+        Handles text files (.txt .md .json .jsonld .xml .html .py .pdb .csv and other text), Word
+        .docx (paragraphs and tables in order), PowerPoint .pptx (text per numbered slide), .pdf,
+        spreadsheets, and .zip archives (lists the files, then reads each one). For images and audio
+        it tells you which tool to call instead.
+
+        Args:
+            path: Absolute path of the file (an attachment's path as given in the task).
+        """
+        return read_path(resolve_path(path, config), budget=budget)
+
+    return [read_file]

@@ -1,0 +1,69 @@
+"""Where file tools look for a path the model gives, and where they put files they extract.
+
+The model often names an attachment by its bare file name; the run's attachment list (in the
+LangChain `RunnableConfig`) turns that into the real absolute path. Extracted zip members and
+downloaded binaries go to one temporary directory that lives as long as the process, so a later
+tool call (image_ocr, transcribe_audio, read_file) can still open them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tools.executor import ToolFailure
+
+_workspace: Path | None = None
+
+
+def attachments_of(config: Any) -> list[Path]:
+    """Attachment paths of the current task from a RunnableConfig (empty when none were given)."""
+    configurable = (config or {}).get("configurable") or {}
+    return [Path(p) for p in configurable.get("attachments") or []]
+
+
+def resolve_path(path: str, config: Any = None) -> Path:
+    """The existing file `path` names: as given, or an attachment with that file name; else ToolFailure."""
+    raw = (path or "").strip().strip("'\"")
+    if not raw:
+        raise ToolFailure("no path given. Pass the absolute path of the file (attachments are listed in the task).", "bad_arguments")
+    candidate = Path(raw).expanduser()
+    if candidate.is_file():
+        return candidate.resolve()
+    attachments = attachments_of(config)
+    for attachment in attachments:
+        if attachment.name == candidate.name and attachment.is_file():
+            return attachment.resolve()
+    if candidate.is_dir():
+        raise ToolFailure(f"{raw} is a directory, not a file. Pass the path of one file inside it.", "bad_arguments")
+    hint = (f" The task's attachments are: {', '.join(str(a) for a in attachments)}." if attachments
+            else " Attachments are given as absolute paths in the task; use that exact path.")
+    raise ToolFailure(f"file not found: {raw}.{hint}", "missing_file")
+
+
+def workspace_dir() -> Path:
+    """A process-lifetime temporary directory for extracted and downloaded files (removed at exit)."""
+    global _workspace
+    if _workspace is None or not _workspace.is_dir():
+        _workspace = Path(tempfile.mkdtemp(prefix="gaia-files-"))
+        atexit.register(shutil.rmtree, _workspace, True)
+    return _workspace
+
+
+def fresh_subdir(label: str) -> Path:
+    """A new, empty directory under the workspace, named after `label`."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:60] or "files"
+    return Path(tempfile.mkdtemp(prefix=f"{safe}-", dir=workspace_dir()))
+
+
+def human_size(size: int) -> str:
+    """1536 -> '1.5 KB'."""
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"

@@ -1,0 +1,94 @@
+"""parse_pdf: text of every page with page headers, tables as markdown (pdfplumber).
+
+`pdf_to_text` is also what fetch_webpage (PDF URLs) and read_file (.pdf, zip members) use, so a
+PDF reads the same whichever way it reaches the agent.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
+
+from config import Settings
+from tools.executor import ToolFailure
+from tools.paths import human_size, resolve_path
+from tools.registry import MissingDependency
+from tools.tables import markdown_table
+
+MAX_PAGES = 200  # beyond this the output is cut anyway; parsing more only burns the time budget
+
+
+def pdf_to_text(source: Path | bytes, label: str = "PDF") -> str:
+    """Every page as '--- Page N ---' + text, then its tables as markdown; ToolFailure when unreadable."""
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfparser import PDFSyntaxError
+
+    data = source.read_bytes() if isinstance(source, Path) else source
+    if not data:
+        raise ToolFailure(f"{label} is empty (0 bytes). Check that the right file was given or download it again.", "empty_file")
+    if not data.lstrip()[:5] == b"%PDF-":
+        raise ToolFailure(f"{label} is not a PDF (it does not start with %PDF-). Try read_file on it to see what it is.", "corrupt_file")
+    try:
+        pdf = pdfplumber.open(io.BytesIO(data))
+    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
+        raise ToolFailure(f"{label} is encrypted/password-protected ({type(exc).__name__}); its text cannot be read. "
+                          "Look for another copy of the document (web_search).", "encrypted") from None
+    except (PDFSyntaxError, Exception) as exc:  # pdfminer raises assorted errors on damaged files
+        raise ToolFailure(f"{label} is corrupt or not a valid PDF ({type(exc).__name__}: {str(exc)[:120]}). "
+                          "Try read_file to inspect it, or find another copy.", "corrupt_file") from None
+    with pdf:
+        try:
+            pages = pdf.pages
+        except Exception as exc:  # noqa: BLE001 - damaged page tree
+            raise ToolFailure(f"{label}: cannot read its pages ({type(exc).__name__}); the file is damaged.", "corrupt_file") from None
+        total = len(pages)
+        parts = [f"{label}: {total} page{'s' if total != 1 else ''}"]
+        empty_pages = 0
+        for number, page in enumerate(pages[:MAX_PAGES], start=1):
+            parts.append(f"--- Page {number} ---")
+            try:
+                text = (page.extract_text() or "").strip()
+                tables = [t for t in page.extract_tables() if t and any(any(c for c in row) for row in t)]
+            except Exception as exc:  # noqa: BLE001 - one bad page should not hide the others
+                parts.append(f"(page could not be read: {type(exc).__name__})")
+                continue
+            if not text and not tables:
+                empty_pages += 1
+                parts.append("(no text layer on this page; it may be a scanned image)")
+            if text:
+                parts.append(text)
+            for index, table in enumerate(tables, start=1):
+                parts.append(f"\nTable {index} on page {number}:\n" + markdown_table(table[0], table[1:]))
+            page.close()
+        if total > MAX_PAGES:
+            parts.append(f"…[{total - MAX_PAGES} more pages not parsed]")
+        if total and empty_pages == min(total, MAX_PAGES):
+            parts.append("No page has a text layer: this is a scanned PDF. Convert pages to images with run_python "
+                         "(pypdfium2) and call image_ocr on them.")
+    return "\n".join(parts)
+
+
+def make_pdf_tools(settings: Settings) -> list[BaseTool]:
+    """Build parse_pdf; raises MissingDependency when pdfplumber is not installed."""
+    try:
+        import pdfplumber  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependency(["parse_pdf"], f"pdfplumber is not installed ({exc}); run `pip install pdfplumber`.") from None
+
+    @tool
+    def parse_pdf(path: str, config: RunnableConfig) -> str:
+        """Extract the text of a PDF file page by page, with its tables as markdown tables.
+
+        Use this for .pdf attachments or downloaded PDFs. Pages are headed '--- Page N ---'.
+
+        Args:
+            path: Absolute path of the PDF file (an attachment's path as given in the task).
+        """
+        file = resolve_path(path, config)
+        return pdf_to_text(file, label=f"{file.name} ({human_size(file.stat().st_size)})")
+
+    return [parse_pdf]

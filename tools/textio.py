@@ -1,0 +1,80 @@
+"""Bytes to text without mojibake, and HTML to readable markdown (trafilatura, markdownify fallback)."""
+
+from __future__ import annotations
+
+import codecs
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """(text, encoding): BOMs first, then UTF-8, then charset-normalizer's best guess, else Latin-1."""
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                          (codecs.BOM_UTF16_BE, "utf-16"), (codecs.BOM_UTF32_LE, "utf-32")):
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace"), encoding
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data[:200_000]).best()
+        if best is not None and best.encoding:
+            return data.decode(best.encoding, errors="replace"), best.encoding
+    except ImportError:
+        pass
+    return data.decode("latin-1"), "latin-1"
+
+
+def clean_text(text: str) -> str:
+    """Strip NULs and stray control characters (keep tab, newline, carriage return, form feed)."""
+    return "".join(c for c in text if c >= " " or c in "\t\n\r\f")
+
+
+def html_to_markdown(html: str, url: str | None = None, main_content_only: bool = True) -> str:
+    """Readable markdown of an HTML page: the main content via trafilatura, else the whole page via markdownify."""
+    text = None
+    if main_content_only:
+        try:
+            import trafilatura
+
+            text = trafilatura.extract(html, url=url, output_format="markdown", include_tables=True,
+                                       include_links=False, include_comments=False, favor_recall=True)
+        except Exception:  # noqa: BLE001 - trafilatura fails on odd markup; markdownify still works
+            text = None
+    if not text or len(text.strip()) < 200:
+        fallback = _markdownify(html)
+        if not text or len(fallback.strip()) > len(text.strip()):
+            text = fallback
+    return _squeeze_blank_lines(text or "")
+
+
+def html_title(html: str) -> str | None:
+    """The page's <title>, if any."""
+    try:
+        from bs4 import BeautifulSoup
+
+        title = BeautifulSoup(html, "html.parser").title
+        return title.get_text(" ", strip=True) if title else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _markdownify(html: str) -> str:
+    from bs4 import BeautifulSoup
+    from markdownify import markdownify
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "svg", "iframe", "head"]):
+        tag.decompose()
+    return markdownify(str(soup), heading_style="ATX", strip=["img"])
+
+
+def _squeeze_blank_lines(text: str) -> str:
+    lines, blank = [], 0
+    for line in text.splitlines():
+        line = line.rstrip()
+        blank = blank + 1 if not line else 0
+        if blank <= 1:
+            lines.append(line)
+    return "\n".join(lines).strip()
