@@ -72,6 +72,8 @@ class ModelCall(Event):
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     final: bool = False
     """True for the forced best-effort call at the iteration cap."""
+    purpose: str = "agent"
+    """'agent' for the loop's calls; other values (e.g. 'rag_hint') are helper calls that are not steps."""
 
 
 @dataclass(kw_only=True)
@@ -202,7 +204,7 @@ class Solution:
             elif isinstance(ev, ModelCall):
                 sol.prompt_tokens += ev.prompt_tokens
                 sol.completion_tokens += ev.completion_tokens
-                if not ev.final:
+                if not ev.final and ev.purpose == "agent":
                     sol.steps += 1
             elif isinstance(ev, Retry):
                 sol.retries += 1

@@ -1,0 +1,294 @@
+"""The one pipeline: router → RAG short-circuit → LangGraph loop → answer extraction.
+
+`Pipeline.stream()` yields typed events live as the run unfolds; `Pipeline.solve()` collects them
+into a `Solution`. The app, the CLI and the evaluation runner call these two and nothing else.
+No exception escapes either: failures end the run with an `ErrorEvent` and an empty answer.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.graph.state import CompiledStateGraph
+
+from agent.answer import answer_from_messages
+from agent.events import AnswerExtracted, ErrorEvent, Event, ModelCall, Solution
+from agent.graph import build_graph, recursion_limit
+from agent.llm import CallResult, OpenGate, RequestGate, build_chat_model, make_text_llm
+from agent.prompts import SYSTEM_PROMPT, task_message
+from agent.router import decide
+from agent.state import RunContext
+from config import Settings, get_settings, redact
+from rag.types import EmptyKnowledgeBase, KnowledgeBase
+from tools.registry import FACTORIES, ToolRegistry, build_registry
+
+# The gate and event sink of the run currently inside the router, for the knowledge base's hint_llm
+# (the knowledge base is shared by pipeline copies with different gates).
+_RUN_GATE: contextvars.ContextVar[RequestGate | None] = contextvars.ContextVar("run_gate", default=None)
+_RUN_SINK: contextvars.ContextVar[list[Event] | None] = contextvars.ContextVar("run_sink", default=None)
+
+
+@dataclass
+class _Parts:
+    """The heavy, shareable pieces, built once by `preload()`."""
+
+    llm: BaseChatModel | None
+    registry: ToolRegistry | None
+    knowledge_base: KnowledgeBase | None
+    graph: CompiledStateGraph | None = None
+    tool_model: Any = None
+    status: dict[str, str] = field(default_factory=dict)
+    ready: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Pipeline:
+    """Answers one question at a time (and many concurrently); see the module docstring."""
+
+    def __init__(self, settings: Settings, *, llm: BaseChatModel | None = None, registry: ToolRegistry | None = None,
+                 knowledge_base: KnowledgeBase | None = None, gate: RequestGate | None = None) -> None:
+        self.settings = settings
+        self.gate: RequestGate = gate or OpenGate()
+        self._parts = _Parts(llm=llm, registry=registry, knowledge_base=knowledge_base)
+
+    # -- set-up -----------------------------------------------------------------------------------
+    def preload(self) -> dict[str, str]:
+        """Build the model client, tools, graph and knowledge base once; return a status line per part."""
+        parts = self._parts
+        with parts.lock:
+            if parts.ready:
+                return dict(parts.status)
+            s, status = self.settings, parts.status
+            if parts.llm is None and s.llm_configured:
+                parts.llm = build_chat_model(s)
+            status["llm"] = (f"ready ({_model_name(parts.llm, s)})" if parts.llm is not None
+                             else "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL")
+            if parts.registry is None:
+                parts.registry = _build_registry(s)
+            reg = parts.registry
+            missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
+            status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
+            parts.graph = build_graph(reg)
+            if parts.llm is not None:
+                parts.tool_model = parts.llm.bind_tools(reg.tools) if reg.tools else parts.llm
+            status["graph"] = f"ready (MAX_ITERATIONS={s.MAX_ITERATIONS})"
+            if parts.knowledge_base is None:
+                parts.knowledge_base = self._open_knowledge_base()
+            status["rag"] = _describe_kb(parts.knowledge_base, s)
+            parts.ready = True
+            return dict(status)
+
+    def _open_knowledge_base(self) -> KnowledgeBase:
+        s, parts = self.settings, self._parts
+        hint_llm = None
+        if parts.llm is not None:
+            hint_llm = make_text_llm(parts.llm, s, gate_of=lambda: _RUN_GATE.get() or OpenGate(), on_call=_record_hint_call)
+        try:
+            import rag  # a layer below; imported here so a broken rag package cannot break `import agent`
+
+            return rag.open_knowledge_base(s, hint_llm=hint_llm)
+        except Exception as exc:  # noqa: BLE001 - without a knowledge base the agent still works
+            parts.status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
+            return EmptyKnowledgeBase()
+
+    def with_gate(self, gate: RequestGate) -> "Pipeline":
+        """A copy sharing model, tools, graph and knowledge base, whose model requests pass through `gate`."""
+        twin = Pipeline.__new__(Pipeline)
+        twin.settings, twin.gate, twin._parts = self.settings, gate, self._parts
+        return twin
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The tool registry (built on first use)."""
+        self.preload()
+        assert self._parts.registry is not None
+        return self._parts.registry
+
+    # -- running ----------------------------------------------------------------------------------
+    def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
+               history: list[dict] | None = None, use_rag: bool = True) -> Iterator[Event]:
+        """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent."""
+        started = time.monotonic()
+        try:
+            for event in self._run(question, file_path, task_id, history, use_rag, started):
+                yield self._redacted(event)
+        except Exception as exc:  # noqa: BLE001 - the contract: no exception escapes a run
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            yield self._redacted(ErrorEvent(elapsed_s=round(time.monotonic() - started, 4), stage="pipeline",
+                                            message=message))
+
+    def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
+              history: list[dict] | None = None, use_rag: bool = True) -> Solution:
+        """Answer `question` and return the collected Solution (answer, source, tokens, trace)."""
+        events = list(self.stream(question, file_path, task_id, history=history, use_rag=use_rag))
+        path = str(Path(file_path).expanduser().resolve()) if file_path else None
+        return Solution.from_events(question, events, task_id=task_id, file_path=path)
+
+    def _run(self, question: str, file_path: str | None, task_id: str | None, history: list[dict] | None,
+             use_rag: bool, started: float) -> Iterator[Event]:
+        def elapsed() -> float:
+            return round(time.monotonic() - started, 4)
+
+        if not (question or "").strip():
+            yield ErrorEvent(elapsed_s=elapsed(), stage="input", message="The question is empty: ask something.")
+            return
+        self.preload()
+        parts, s = self._parts, self.settings
+        assert parts.registry is not None and parts.graph is not None
+
+        hint_calls: list[Event] = []
+        gate_token, sink_token = _RUN_GATE.set(self.gate), _RUN_SINK.set(hint_calls)
+        try:
+            decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
+                              active_tools=parts.registry.names, use_rag=use_rag, started=started)
+        finally:
+            _RUN_GATE.reset(gate_token)
+            _RUN_SINK.reset(sink_token)
+        for event in hint_calls:
+            event.elapsed_s = elapsed()
+        yield from hint_calls
+        yield from decision.events
+
+        if decision.route == "rag":
+            yield AnswerExtracted(elapsed_s=elapsed(), answer=decision.answer or "", raw=decision.answer or "",
+                                  method="rag")
+            return
+        if parts.llm is None:
+            yield ErrorEvent(elapsed_s=elapsed(), stage="config", message=s.llm_missing_message())
+            return
+
+        instruction = decision.file_route.instruction if decision.file_route else None
+        messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *_history_messages(history),
+                                       HumanMessage(content=task_message(question, instruction, decision.rag_context))]
+        ctx = RunContext(settings=s, model=parts.tool_model, final_model=parts.llm, gate=self.gate,
+                         attachments=[decision.file_route.path] if decision.file_route else [], started=started)
+        final_state: dict[str, Any] = {}
+        for mode, chunk in parts.graph.stream({"messages": messages, "iterations": 0},
+                                              config={"recursion_limit": recursion_limit(s.MAX_ITERATIONS)},
+                                              context=ctx, stream_mode=["custom", "values"]):
+            if mode == "custom":
+                yield chunk
+            else:
+                final_state = chunk
+        if final_state.get("error"):
+            return  # the node already emitted the ErrorEvent; the answer stays empty
+        answer, method, raw = answer_from_messages(final_state.get("messages", []))
+        yield AnswerExtracted(elapsed_s=elapsed(), answer=answer, raw=raw, method=method)
+
+    def _redacted(self, event: Event) -> Event:
+        """The event with every secret value masked in its text fields."""
+        changes = {}
+        for f in dataclasses.fields(event):
+            value = getattr(event, f.name)
+            if isinstance(value, str):
+                clean = redact(value, self.settings)
+                if clean != value:
+                    changes[f.name] = clean
+            elif isinstance(value, (dict, list)):
+                text = repr(value)
+                if redact(text, self.settings) != text:
+                    changes[f.name] = _redact_deep(value, self.settings)
+        return dataclasses.replace(event, **changes) if changes else event
+
+
+def _redact_deep(value: Any, settings: Settings) -> Any:
+    if isinstance(value, str):
+        return redact(value, settings)
+    if isinstance(value, dict):
+        return {k: _redact_deep(v, settings) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_deep(v, settings) for v in value]
+    return value
+
+
+def _record_hint_call(result: CallResult) -> None:
+    sink = _RUN_SINK.get()
+    if sink is not None:
+        sink.append(ModelCall(iteration=0, model="rag-hints", latency_s=round(result.latency_s, 4),
+                              prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                              content=str(result.message.content)[:2000], purpose="rag_hint"))
+
+
+def _history_messages(history: list[dict] | None) -> list[BaseMessage]:
+    """Earlier chat turns as messages; anything that is not a user/assistant text turn is skipped."""
+    out: list[BaseMessage] = []
+    for turn in history or []:
+        content = turn.get("content") if isinstance(turn, dict) else None
+        if isinstance(content, list):  # Gradio may send content blocks
+            content = " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+        if not isinstance(content, str) or not content.strip():
+            continue
+        if turn.get("role") == "user":
+            out.append(HumanMessage(content=content))
+        elif turn.get("role") == "assistant":
+            out.append(AIMessage(content=content))
+    return out
+
+
+def _build_registry(settings: Settings) -> ToolRegistry:
+    """The tool registry; a factory that breaks (a bug, not a missing dependency) is left out and reported."""
+    try:
+        return build_registry(settings)
+    except Exception:  # noqa: BLE001 - one broken tool module must not take every tool down
+        merged = ToolRegistry()
+        for tier, spec in FACTORIES:
+            merged.tiers.setdefault(tier, [])
+            try:
+                part = build_registry(settings, [(tier, spec)])
+            except Exception as exc:  # noqa: BLE001
+                merged.missing[spec] = redact(f"failed to load: {type(exc).__name__}: {exc}", settings)
+                continue
+            merged.tools += part.tools
+            merged.tiers[tier] += part.tiers.get(tier, [])
+            merged.missing.update(part.missing)
+        return merged
+
+
+def _model_name(llm: Any, settings: Settings) -> str:
+    return str(getattr(llm, "model_name", None) or getattr(llm, "model", None) or settings.MODEL_NAME)
+
+
+def _describe_kb(kb: KnowledgeBase, settings: Settings) -> str:
+    if not settings.RAG_ENABLED:
+        return "off (RAG_ENABLED=false)"
+    describe = getattr(kb, "describe", None) or getattr(kb, "status", None)
+    if callable(describe):
+        try:
+            return str(describe())
+        except Exception as exc:  # noqa: BLE001
+            return f"unavailable: {type(exc).__name__}: {exc}"
+    return "empty" if isinstance(kb, EmptyKnowledgeBase) else type(kb).__name__
+
+
+# -- the process-wide default pipeline -----------------------------------------------------------
+_default: Pipeline | None = None
+_default_lock = threading.Lock()
+
+
+def default_pipeline() -> Pipeline:
+    """The lazily created `Pipeline(get_settings())` behind the module-level `stream` / `solve`."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Pipeline(get_settings())
+        return _default
+
+
+def stream(question: str, file_path: str | None = None, task_id: str | None = None, *,
+           history: list[dict] | None = None, use_rag: bool = True) -> Iterator[Event]:
+    """`default_pipeline().stream(...)`."""
+    return default_pipeline().stream(question, file_path, task_id, history=history, use_rag=use_rag)
+
+
+def solve(question: str, file_path: str | None = None, task_id: str | None = None, *,
+          history: list[dict] | None = None, use_rag: bool = True) -> Solution:
+    """`default_pipeline().solve(...)`."""
+    return default_pipeline().solve(question, file_path, task_id, history=history, use_rag=use_rag)

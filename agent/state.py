@@ -1,0 +1,46 @@
+"""What the LangGraph loop carries: the graph state, and the per-run context its nodes read."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Annotated, TypedDict
+
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import Runnable
+from langgraph.graph.message import add_messages
+
+from agent.llm import RequestGate
+from config import Settings
+
+
+class AgentState(TypedDict, total=False):
+    """The loop's state."""
+
+    messages: Annotated[list[BaseMessage], add_messages]
+    """The conversation: system prompt, task message, then assistant and tool messages."""
+    iterations: int
+    """Assistant turns taken so far (model calls with tools offered)."""
+    error: str | None
+    """Set when the model could not be reached after retries; the loop then ends."""
+
+
+@dataclass
+class RunContext:
+    """Per-run values the nodes need that are not conversation state (LangGraph's `context`)."""
+
+    settings: Settings
+    model: Runnable[LanguageModelInput, BaseMessage]
+    """The chat model with the active tools bound."""
+    final_model: Runnable[LanguageModelInput, BaseMessage]
+    """The same model without tools, for the best-effort answer at the iteration cap."""
+    gate: RequestGate
+    attachments: list[str] = field(default_factory=list)
+    """Absolute paths of the task's attachments (handed to tools through their RunnableConfig)."""
+    started: float = field(default_factory=time.monotonic)
+    """`time.monotonic()` at the start of the run; events carry seconds since then."""
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return round(time.monotonic() - self.started, 4)

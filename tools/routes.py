@@ -1,0 +1,105 @@
+"""File type -> the tool that reads it: the router's table for attachments.
+
+The instruction handed to the model names the attachment's absolute path and the tool to call. When
+the preferred tool is not active (its tier's dependency is missing), the instruction names the next
+active one in the route instead, so the model is never pointed at a tool it does not have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Route:
+    """How one family of file types is read: tools in order of preference, and what to tell the model."""
+
+    file_type: str
+    tools: tuple[str, ...]
+    how: dict[str, str]
+    """Tool name -> how to use it on this file ({path} is replaced by the absolute path)."""
+
+
+_SPREADSHEET = Route("spreadsheet", ("parse_excel", "run_python"), {
+    "parse_excel": "Call parse_excel(path=\"{path}\") to see every sheet with row and column labels "
+                   "(and cell colours); for sums, filters or counts over many rows, use run_python with pandas "
+                   "(pd.read_excel / pd.read_csv on \"{path}\").",
+    "run_python": "Load it with run_python using pandas: pd.read_excel(\"{path}\", sheet_name=None) "
+                  "(or pd.read_csv for .csv), then print what you need.",
+})
+_CSV = Route("csv", ("parse_excel", "run_python", "read_file"), {
+    **_SPREADSHEET.how,
+    "read_file": "Call read_file(path=\"{path}\") to read it as text.",
+})
+_PDF = Route("pdf", ("parse_pdf", "run_python"), {
+    "parse_pdf": "Call parse_pdf(path=\"{path}\") to get its text per page and its tables.",
+    "run_python": "Extract its text with run_python (e.g. pdfplumber or pypdf if importable) from \"{path}\".",
+})
+_IMAGE = Route("image", ("analyze_image", "image_ocr"), {
+    "analyze_image": "Call analyze_image(path=\"{path}\", question=...) to look at it with the vision model; "
+                     "use image_ocr(path=\"{path}\") when you need the exact text printed in it.",
+    "image_ocr": "Call image_ocr(path=\"{path}\") to read the text in it.",
+})
+_AUDIO = Route("audio", ("transcribe_audio",), {
+    "transcribe_audio": "Call transcribe_audio(path=\"{path}\") to get a transcript.",
+})
+_PYTHON = Route("python", ("read_file", "run_python"), {
+    "read_file": "Call read_file(path=\"{path}\") to read the code; to run it, pass its code to run_python.",
+    "run_python": "Read and run it with run_python (open(\"{path}\").read(), then exec or reason about it).",
+})
+_TEXTLIKE = Route("document", ("read_file", "run_python"), {
+    "read_file": "Call read_file(path=\"{path}\") to read it.",
+    "run_python": "Read it with run_python (open(\"{path}\", \"rb\")) and print what you need.",
+})
+
+ROUTES: dict[str, Route] = {
+    ".xlsx": _SPREADSHEET, ".xls": _SPREADSHEET, ".xlsm": _SPREADSHEET, ".csv": _CSV,
+    ".pdf": _PDF,
+    ".png": _IMAGE, ".jpg": _IMAGE, ".jpeg": _IMAGE, ".gif": _IMAGE, ".webp": _IMAGE, ".bmp": _IMAGE,
+    ".mp3": _AUDIO, ".wav": _AUDIO, ".m4a": _AUDIO, ".flac": _AUDIO, ".ogg": _AUDIO,
+    ".py": _PYTHON,
+    **{ext: _TEXTLIKE for ext in (".docx", ".pptx", ".txt", ".md", ".json", ".jsonld", ".xml", ".html",
+                                  ".htm", ".pdb", ".zip")},
+}
+
+
+@dataclass(frozen=True)
+class FileRoute:
+    """The router's decision for one attachment."""
+
+    path: str
+    """Absolute path of the attachment."""
+    file_type: str
+    """Family of the file ('spreadsheet', 'pdf', 'image', ...), from its extension."""
+    extension: str
+    tools: list[str] = field(default_factory=list)
+    """Tools able to read it, preferred first (regardless of which are active)."""
+    tool: str | None = None
+    """The tool the instruction names: the first of `tools` that is active (None if none is)."""
+    instruction: str = ""
+    """What the model is told, with the absolute path."""
+
+
+def route_for(path: str | Path, active_tools: Iterable[str] | None = None) -> FileRoute:
+    """Route an attachment to the tool for its type; `active_tools` (the registry's names) picks the fallback."""
+    resolved = Path(path).expanduser().resolve()
+    ext = resolved.suffix.lower()
+    route = ROUTES.get(ext, _TEXTLIKE)
+    file_type = route.file_type if ext in ROUTES else "other"
+    active = None if active_tools is None else set(active_tools)
+    chosen = next((t for t in route.tools if active is None or t in active), None)
+    head = f"The task comes with the file {resolved} ({ext or 'no extension'}; {file_type})."
+    if not resolved.exists():
+        head += " Warning: this file does not exist on disk."
+    if chosen is None:
+        wanted = ", ".join(route.tools)
+        instruction = (f"{head} No tool able to read it is active here (it needs one of: {wanted}); "
+                       "say so and answer as best you can from the question.")
+    else:
+        instruction = f"{head} {route.how[chosen].format(path=resolved)}"
+        if active is not None and chosen != route.tools[0]:
+            instruction += f" ({route.tools[0]} is not available here.)"
+    return FileRoute(path=str(resolved), file_type=file_type, extension=ext, tools=list(route.tools),
+                     tool=chosen, instruction=instruction)
