@@ -1,0 +1,216 @@
+"""Run one program in a confined child: spawn, feed, capture with byte caps, enforce the deadline, classify.
+
+Spawn and wait happen in the calling thread: bwrap's `--die-with-parent` is tied to the thread that
+forked it, so a helper thread that exits early would kill the child. Only the pipe readers (and the
+stdin writer) are extra threads. Nothing the child prints is ever evaluated or unpickled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import IO, Literal
+
+from tools.sandbox.launcher import NOBODY, Limits, bwrap_args, child_env, python_args, setpriv_args
+
+Reason = Literal["ok", "timeout", "memory", "output_limit", "file_size", "signal", "exit_code", "error"]
+Mode = Literal["strict", "degraded"]
+
+# Kill the child once it has printed this much in total: an endless print loop must not run to the deadline.
+KILL_AFTER_BYTES = 16 * 1024 * 1024
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass
+class SandboxResult:
+    """What one child did: its (capped, cleaned) output and why it ended."""
+
+    stdout: str
+    stderr: str
+    reason: Reason
+    returncode: int | None
+    duration_s: float
+    stdout_dropped: int = 0
+    """Bytes of stdout beyond the cap that were read and discarded."""
+    stderr_dropped: int = 0
+    detail: str = ""
+    """Human-readable exit reason, e.g. 'killed by signal SIGKILL'."""
+
+
+class _CappedReader(threading.Thread):
+    """Drains one pipe, keeping the first `cap` bytes; trips `overflow` past KILL_AFTER_BYTES."""
+
+    def __init__(self, pipe: IO[bytes], cap: int, overflow: threading.Event, wakeup: int) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.cap, self.overflow, self.wakeup = pipe, cap, overflow, wakeup
+        self.kept = bytearray()
+        self.total = 0
+
+    def run(self) -> None:
+        try:
+            while chunk := self.pipe.read1(65536):
+                self.total += len(chunk)
+                room = self.cap - len(self.kept)
+                if room > 0:
+                    self.kept += chunk[:room]
+                if self.total > KILL_AFTER_BYTES:
+                    self.overflow.set()
+                    os.write(self.wakeup, b"!")
+                    break
+        except (OSError, ValueError):
+            pass
+
+
+def _writer(pipe: IO[bytes], data: bytes) -> None:
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # the child died before reading its program; its exit status says why
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+def clean(data: bytes) -> str:
+    """Decode with replacement and strip NULs and control characters (keeps newlines and tabs)."""
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+    return _CONTROL.sub("", text)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # bwrap leads the group; its death takes the PID namespace down
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_sandboxed(code: str, *, limits: Limits, wall_seconds: float, attachments: list[str] | None = None,
+                  mode: Mode = "strict", output_cap: int = 64_000) -> SandboxResult:
+    """Execute `code` in a fresh confined Python process and return its output and exit reason."""
+    attachments = attachments or []
+    workdir: str | None = None
+    pass_fds: list[int] = []
+    is_root = os.geteuid() == 0
+    if mode == "strict":
+        mounts = bwrap_args(attachments, drop_with_setpriv=is_root)
+        cmd = limits.prlimit_args() + mounts.args + python_args()
+        pass_fds, cwd, env = mounts.pass_fds, "/", {"PATH": "/usr/bin:/bin"}
+    else:
+        workdir = tempfile.mkdtemp(prefix="run_python-")
+        if is_root:
+            os.chown(workdir, NOBODY, NOBODY)
+        cmd = limits.prlimit_args() + (setpriv_args() if is_root else []) + python_args()
+        cwd, env = workdir, child_env(workdir)
+    start = time.monotonic()
+    overflow = threading.Event()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds)
+    except OSError as exc:
+        _cleanup(pass_fds, workdir)
+        return SandboxResult("", str(exc), "error", None, 0.0, detail=f"could not start the sandbox: {exc}")
+    for fd in pass_fds:
+        os.close(fd)
+    assert proc.stdin and proc.stdout and proc.stderr
+    wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    readers = [_CappedReader(proc.stdout, output_cap, overflow, wake_w),
+               _CappedReader(proc.stderr, output_cap, overflow, wake_w)]
+    writer = threading.Thread(target=_writer, args=(proc.stdin, code.encode("utf-8", "replace")), daemon=True)
+    for t in (*readers, writer):
+        t.start()
+    try:
+        timed_out = _wait(proc, start + wall_seconds, wake_r)
+    finally:
+        if proc.returncode is None:
+            _kill_group(proc)
+            proc.wait()
+        for t in readers:
+            t.join(timeout=2.0)
+        writer.join(timeout=1.0)
+        _cleanup([wake_r, wake_w], workdir)
+    duration = time.monotonic() - start
+    out, err = readers
+    result = SandboxResult(clean(bytes(out.kept)), clean(bytes(err.kept)), "ok", proc.returncode, duration,
+                           stdout_dropped=max(0, out.total - len(out.kept)),
+                           stderr_dropped=max(0, err.total - len(err.kept)))
+    _classify(result, timed_out=timed_out, overflow=overflow.is_set(), limits=limits, wall_seconds=wall_seconds)
+    return result
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float, wakeup: int) -> bool:
+    """Block until the child exits, the deadline passes or a reader trips `wakeup`; True on timeout.
+
+    Polling a pidfd wakes at once when the child exits (no sleep-loop latency) and, since only this
+    thread reaps the child, its pid (the group id) cannot be recycled before the kill below.
+    """
+    pidfd = os.pidfd_open(proc.pid)
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        poller.register(wakeup, select.POLLIN)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                _kill_group(proc)
+                proc.wait()
+                return True
+            events = poller.poll(remaining * 1000)
+            if any(fd == pidfd for fd, _ in events):
+                proc.wait()
+                return False
+            if events:  # a reader saw runaway output
+                _kill_group(proc)
+                proc.wait()
+                return False
+    finally:
+        os.close(pidfd)
+
+
+def _cleanup(fds: list[int], workdir: str | None) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    if workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _classify(r: SandboxResult, *, timed_out: bool, overflow: bool, limits: Limits, wall_seconds: float) -> None:
+    code = r.returncode
+    tail = r.stderr[-2000:]
+    if timed_out:
+        r.reason, r.detail = "timeout", f"wall-clock limit of {wall_seconds:g}s reached; the process group was killed"
+    elif overflow:
+        r.reason, r.detail = "output_limit", f"printed more than {KILL_AFTER_BYTES // 2**20} MiB; the process was killed"
+    elif code == 0:
+        r.reason, r.detail = "ok", "exit code 0"
+    elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU) or (code in (-signal.SIGKILL, 128 + signal.SIGKILL)
+                                                              and r.duration_s >= limits.cpu_seconds):
+        r.reason, r.detail = "timeout", f"CPU-time limit of {limits.cpu_seconds}s reached"
+    elif "MemoryError" in tail or "std::bad_alloc" in tail or "Cannot allocate memory" in tail \
+            or "out of memory" in tail.lower():
+        r.reason, r.detail = "memory", f"memory limit of {limits.memory_mb} MiB (address space) reached"
+    elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) or "File too large" in tail:
+        r.reason, r.detail = "file_size", f"file-size limit of {limits.file_bytes // 2**20} MiB reached"
+    elif code is not None and (code < 0 or code > 128):
+        signum = -code if code < 0 else code - 128
+        try:
+            name = signal.Signals(signum).name
+        except ValueError:
+            name = str(signum)
+        r.reason, r.detail = "signal", f"killed by signal {name}"
+        if signum in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and not tail.strip():
+            r.detail += " (possibly the memory limit)"
+    else:
+        r.reason, r.detail = "exit_code", f"exit code {code}"
