@@ -1,0 +1,50 @@
+"""The report's PNG chart: accuracy by level and by attachment type.
+
+Uses matplotlib's object API on an Agg canvas (no pyplot global state), so it is safe from worker
+threads and headless servers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+
+def _bars(ax: Any, title: str, groups: dict[str, dict[str, Any]]) -> None:
+    scored = {name: g for name, g in groups.items() if g.get("scored")}
+    ax.set_title(title)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%)")
+    if not scored:
+        ax.text(0.5, 0.5, "no scored tasks", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([])
+        return
+    names = list(scored)
+    values = [100 * (scored[n]["accuracy"] or 0.0) for n in names]
+    bars = ax.bar(names, values, color="#4C72B0")
+    for bar, name in zip(bars, names):
+        g = scored[name]
+        ax.annotate(
+            f"{g['correct']}/{g['scored']}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+            ha="center", va="bottom", fontsize=8,
+        )
+    ax.tick_params(axis="x", labelrotation=30 if len(names) > 4 else 0)
+
+
+def plot_accuracy(summary: dict[str, Any], path: Path) -> Path:
+    """Draw accuracy by level and by file type from a `summarize()` dict into a PNG at `path`."""
+    levels = {f"Level {k}": v for k, v in summary.get("level_metrics", {}).items()}
+    fig = Figure(figsize=(10, 4), dpi=100)
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2)
+    _bars(left, "Accuracy by level", levels)
+    _bars(right, "Accuracy by attachment type", summary.get("by_file_type", {}))
+    rate = summary.get("exact_match_rate")
+    fig.suptitle("GAIA exact match: " + ("n/a" if rate is None else f"{100 * rate:.1f}%"))
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    return path
