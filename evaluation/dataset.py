@@ -112,9 +112,10 @@ def _text(value: Any) -> str:
 
 def _int_or_none(value: Any) -> int | None:
     try:
-        return int(str(value).strip())
+        number = float(str(value).strip())  # "2", 2, 2.0 (an int column with gaps becomes float)
     except ValueError:
         return None
+    return int(number) if number.is_integer() else None
 
 
 def _split_dir(root: Path, split: str) -> Path:

@@ -230,5 +230,8 @@ def explain(model_answer: str | None, ground_truth: str) -> Explanation:
         norm_answer, norm_truth = _normalized_forms(answer, truth, rule)
     except Exception:  # noqa: BLE001 - explain must never break a report
         rule, norm_answer, norm_truth = "string", normalize_str(answer), normalize_str(truth)
-    reason = None if correct else _lenient_match(answer, truth)
+    try:
+        reason = None if correct else _lenient_match(answer, truth)
+    except Exception:  # noqa: BLE001
+        reason = None
     return Explanation(correct, rule, norm_answer, norm_truth, reason is not None, reason)
