@@ -1,0 +1,148 @@
+"""fetch_webpage: one http(s) URL as readable text.
+
+HTML becomes markdown of the main content (trafilatura, markdownify fallback); PDFs go through the
+parse_pdf parser; other text types are decoded; binaries (images, audio, spreadsheets, archives)
+are saved to the workspace with a pointer to the tool that reads them. Downloads are size-capped
+and blocked domains (GAIA answer mirrors) are refused, also after redirects.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import httpx
+
+from tools.executor import ToolFailure
+from tools.filetypes import TOOL_ADVICE, classify
+from tools.paths import fresh_subdir, human_size
+from tools.search.base import USER_AGENT, blocked_by
+from tools.textio import clean_text, decode_text, html_title, html_to_markdown
+
+MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
+_TEXT_TYPES = ("text/", "application/json", "application/ld+json", "application/xml", "application/javascript",
+               "application/x-javascript", "application/rss+xml", "application/atom+xml")
+_READER_FOR = {"excel": "parse_excel", "docx": "read_file", "pptx": "read_file", "zip": "read_file", "text": "read_file"}
+
+
+@dataclass
+class Download:
+    """The (possibly cut) body of a response and what the server said about it."""
+
+    url: str
+    content_type: str
+    body: bytes
+    truncated: bool
+
+
+def check_url(url: str, blocked: list[str]) -> str:
+    """The URL to request (https:// added when no scheme is given); ToolFailure for non-http(s) or blocked URLs."""
+    url = (url or "").strip()
+    if not url:
+        raise ToolFailure("no URL given. Pass a full http(s) URL, e.g. https://en.wikipedia.org/wiki/Python.", "bad_arguments")
+    scheme = urlsplit(url).scheme.lower()
+    if not scheme or (scheme not in ("http", "https") and "://" not in url and "." in url.split(":", 1)[0]):
+        url, scheme = "https://" + url, "https"
+    if scheme not in ("http", "https"):
+        raise ToolFailure(f"only http:// and https:// URLs can be fetched, not {scheme}:. For a local file use "
+                          "read_file with its path.", "bad_arguments")
+    if not urlsplit(url).hostname:
+        raise ToolFailure(f"{url} has no host name. Pass a full URL such as https://example.org/page.", "bad_arguments")
+    prefix = blocked_by(url, blocked)
+    if prefix:
+        raise ToolFailure(f"{url} is on a blocked domain ({prefix}): it mirrors benchmark answers and may not be used. "
+                          "Find the information in an original source.", "blocked")
+    return url
+
+
+def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES) -> Download:
+    """GET `url` (following redirects) reading at most `max_bytes`; HTTP and network failures become ToolFailure."""
+    deadline = time.monotonic() + timeout_s
+    headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
+    try:
+        with httpx.Client(timeout=timeout_s, follow_redirects=True, headers=headers, max_redirects=10) as client:
+            with client.stream("GET", url) as response:
+                final = str(response.url)
+                if final != url:
+                    check_url(final, blocked)
+                if response.status_code >= 400:
+                    raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final), "http_error")
+                chunks, size, truncated = [], 0, False
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size >= max_bytes:
+                        truncated = True
+                        break
+                    if time.monotonic() > deadline:
+                        raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
+                                          "Try a lighter page or another source.", "timeout")
+                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated)
+    except httpx.TimeoutException:
+        raise ToolFailure(f"{url} did not answer within {timeout_s:.0f}s. Try again later or use another source.", "timeout") from None
+    except httpx.TooManyRedirects:
+        raise ToolFailure(f"{url} redirects in a loop. Try the final address directly or another source.", "http_error") from None
+    except httpx.HTTPError as exc:
+        raise ToolFailure(f"could not connect to {url} ({type(exc).__name__}: {str(exc)[:120]}). Check the address, "
+                          "or use web_search to find another source.", "network_error") from None
+
+
+def _status_message(status: int, reason: str, url: str) -> str:
+    advice = {404: "the page does not exist: check the URL or search for the page's current address",
+              403: "the site refuses automated access: try another source for the same information",
+              401: "the page needs a login: try another source",
+              429: "the site is rate limiting: wait or use another source",
+              410: "the page was removed: search for an archived copy or another source"}
+    hint = advice.get(status, "the server failed: try again later or use another source" if status >= 500
+                       else "try another URL or source")
+    return f"HTTP {status} {reason} for {url}: {hint}."
+
+
+def render(page: Download) -> str:
+    """The downloaded body as text for the model (HTML, PDF, text) or a pointer to a saved file."""
+    from tools.pdf import pdf_to_text
+
+    body = page.body
+    if not body:
+        return f"URL: {page.url}\n(the server returned an empty body, content type {page.content_type or 'unknown'})"
+    note = f"\n…[download stopped at {human_size(len(body))}; the rest of the page was not read]" if page.truncated else ""
+    path_part = urlsplit(page.url).path.lower()
+    if page.content_type == "application/pdf" or body[:5] == b"%PDF-" or (path_part.endswith(".pdf") and not _is_texty(page)):
+        if page.truncated:
+            raise ToolFailure(f"the PDF at {page.url} is larger than {human_size(len(body))}, the download limit. "
+                              "Look for a smaller version or an HTML page with the same content.", "size_limit")
+        return f"URL: {page.url}\n" + pdf_to_text(body, label="PDF")
+    if "html" in page.content_type or (not page.content_type and b"<html" in body[:2000].lower()):
+        html, _ = decode_text(body)
+        title = html_title(html)
+        text = html_to_markdown(html, url=page.url)
+        head = f"URL: {page.url}\n" + (f"Title: {title}\n" if title else "")
+        return head + "\n" + (text or "(no readable text found on the page; it may need JavaScript)") + note
+    if _is_texty(page):
+        text, _ = decode_text(body)
+        return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(text)}{note}"
+    return _save_binary(page)
+
+
+def _is_texty(page: Download) -> bool:
+    return page.content_type.startswith(_TEXT_TYPES) or page.content_type.endswith(("+json", "+xml"))
+
+
+def _save_binary(page: Download) -> str:
+    """Save a non-text download so another tool can open it; say which."""
+    name = Path(unquote(urlsplit(page.url).path)).name or "download"
+    if not Path(name).suffix:
+        name += mimetypes.guess_extension(page.content_type or "") or ".bin"
+    kind, description = classify(Path(name), page.body[:4096])
+    if page.truncated:
+        return (f"URL: {page.url}\nThis is a {description} ({page.content_type or 'unknown type'}) larger than "
+                f"{human_size(len(page.body))}, the download limit; it was not saved.")
+    target = fresh_subdir("download") / name
+    target.write_bytes(page.body)
+    tool = TOOL_ADVICE.get(kind) or f"call {_READER_FOR.get(kind, 'read_file')}(path) on it"
+    return (f"URL: {page.url}\nNot a web page: {description} ({page.content_type or 'unknown type'}, "
+            f"{human_size(len(page.body))}), saved to {target}: {tool}.")

@@ -1,0 +1,36 @@
+"""DuckDuckGo (and the other engines the `ddgs` package fronts): no key needed, often rate limited."""
+
+from __future__ import annotations
+
+from config import Settings
+from tools.search.base import ProviderError, ProviderUnavailable, SearchResult
+
+
+class DuckDuckGoProvider:
+    """Text search through `ddgs.DDGS`."""
+
+    name = "duckduckgo"
+
+    def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
+        from ddgs import DDGS
+        from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
+
+        try:
+            hits = DDGS(timeout=max(1, int(timeout))).text(query, max_results=max_results)
+        except RatelimitException:
+            raise ProviderError("rate limited", rate_limited=True) from None
+        except TimeoutException:
+            raise ProviderError(f"timed out after {timeout:.0f}s") from None
+        except DDGSException as exc:
+            raise ProviderError(str(exc)[:150] or "search failed") from None
+        return [SearchResult(title=str(h.get("title") or h["href"]), url=str(h["href"]), snippet=str(h.get("body") or ""))
+                for h in hits or [] if isinstance(h, dict) and h.get("href")]
+
+
+def from_settings(settings: Settings) -> DuckDuckGoProvider:
+    """The provider; unavailable when the ddgs package is not installed."""
+    try:
+        import ddgs  # noqa: F401
+    except ImportError:
+        raise ProviderUnavailable("the ddgs package is not installed (pip install ddgs)") from None
+    return DuckDuckGoProvider()

@@ -1,0 +1,35 @@
+"""Tavily: a search API for agents (`POST /search` with a bearer key; TAVILY_API_KEY)."""
+
+from __future__ import annotations
+
+from config import Settings
+from tools.search.base import ProviderError, ProviderUnavailable, SearchResult, request_json
+
+TAVILY_API = "https://api.tavily.com"
+
+
+class TavilyProvider:
+    """Queries Tavily's search endpoint (`api_base` is overridable for a local test server)."""
+
+    name = "tavily"
+
+    def __init__(self, api_key: str, api_base: str = TAVILY_API) -> None:
+        self.api_key = api_key
+        self.api_base = api_base.rstrip("/")
+
+    def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
+        body = {"query": query, "max_results": max_results, "search_depth": "basic"}
+        data = request_json("POST", f"{self.api_base}/search", timeout, json=body,
+                            headers={"Authorization": f"Bearer {self.api_key}"})
+        if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+            raise ProviderError("unexpected JSON shape (no 'results' list)")
+        return [SearchResult(title=str(r.get("title") or r["url"]), url=str(r["url"]), snippet=str(r.get("content") or ""))
+                for r in data["results"][:max_results] if isinstance(r, dict) and r.get("url")]
+
+
+def from_settings(settings: Settings) -> TavilyProvider:
+    """The provider for TAVILY_API_KEY; unavailable without a key."""
+    key = settings.TAVILY_API_KEY.get_secret_value() if settings.TAVILY_API_KEY else ""
+    if not key:
+        raise ProviderUnavailable("no TAVILY_API_KEY set")
+    return TavilyProvider(key)

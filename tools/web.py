@@ -1,0 +1,83 @@
+"""The web tools: web_search (providers with failover, tools.search) and fetch_webpage (tools.fetch).
+
+Both refuse BLOCKED_DOMAINS so that neither a search result nor a fetched page can leak GAIA's
+ground truth, and both derive their network timeouts from TOOL_TIMEOUT so they finish (and say
+why) before the executor gives up on them.
+"""
+
+from __future__ import annotations
+
+from langchain_core.tools import BaseTool, tool
+
+from config import Settings
+from tools.executor import ToolFailure
+from tools.fetch import check_url, download, render
+from tools.search import SearchOutcome, blocked_prefixes, configured_providers, search_with_failover
+
+
+def format_outcome(query: str, outcome: SearchOutcome) -> str:
+    """Numbered results (title, URL, snippet) and a last line saying which provider answered."""
+    lines = [f"Search results for {query!r}:"]
+    for number, hit in enumerate(outcome.results, start=1):
+        lines.append(f"{number}. {hit.title}\n   URL: {hit.url}")
+        if hit.snippet:
+            lines.append(f"   {hit.snippet}")
+    others = [f"{a.provider} {a.status}" + (f" ({a.detail})" if a.detail else "")
+              for a in outcome.attempts if a.status != "answered"]
+    footer = f"(answered by {outcome.provider}"
+    if outcome.blocked:
+        footer += f"; {outcome.blocked} result(s) from blocked domains removed"
+    if others:
+        footer += "; " + "; ".join(others)
+    return "\n".join(lines) + "\n" + footer + ")"
+
+
+def failure_message(query: str, outcome: SearchOutcome) -> str:
+    """Why nothing came back, per provider, and what to try instead."""
+    reasons = "; ".join(f"{a.provider}: {a.status}" + (f" ({a.detail})" if a.detail else "") for a in outcome.attempts)
+    return (f"web_search found no results for {query!r}. {reasons or 'No search provider is configured (SEARCH_PROVIDERS)'}. "
+            "Try a shorter or differently worded query, or fetch_webpage on a page you know "
+            "(e.g. https://en.wikipedia.org/wiki/<Title>).")
+
+
+def make_web_tools(settings: Settings) -> list[BaseTool]:
+    """Build web_search and fetch_webpage from the search, blocking and timeout settings."""
+    blocked = blocked_prefixes(settings.BLOCKED_DOMAINS)
+    max_results = settings.SEARCH_MAX_RESULTS
+    budget_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)  # finish before the executor's own deadline
+    per_provider_s = max(2.0, min(15.0, settings.TOOL_TIMEOUT / 3))  # room for a failover or two
+
+    @tool
+    def web_search(query: str) -> str:
+        """Search the web and return the top results, each with title, URL and a snippet.
+
+        Use short keyword queries (e.g. "1928 Olympics athletes by country"). Open a promising result
+        with fetch_webpage to read the full page before relying on it.
+
+        Args:
+            query: What to search for, as keywords or a short question.
+        """
+        query = (query or "").strip()
+        if not query:
+            raise ToolFailure("the query is empty. Pass the keywords to search for.", "bad_arguments")
+        providers, skipped = configured_providers(settings)
+        outcome = search_with_failover(query, providers, max_results, blocked, budget_s, per_provider_s)
+        outcome.attempts = skipped + outcome.attempts
+        if not outcome.results:
+            raise ToolFailure(failure_message(query, outcome), "no_results")
+        return format_outcome(query, outcome)
+
+    @tool
+    def fetch_webpage(url: str) -> str:
+        """Fetch a web page (http or https) and return its main text as markdown; PDFs are returned as text too.
+
+        Use it to read a search result or a page named in the question. Files that are not text
+        (images, audio, spreadsheets) are saved locally and the reply says which tool opens them.
+
+        Args:
+            url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
+        """
+        target = check_url(url, blocked)
+        return render(download(target, budget_s, blocked))
+
+    return [web_search, fetch_webpage]
