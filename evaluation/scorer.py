@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 Rule = Literal["number", "list", "string"]
 
@@ -124,6 +124,7 @@ def _normalized_forms(answer: str, truth: str, rule: Rule) -> tuple[str, str]:
     return normalize_str(answer), normalize_str(truth)
 
 
+# Lenient comparison, only to flag "format-only misses": never used for the score itself.
 _NUMBER_WORDS = {
     w: i for i, w in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -165,7 +166,7 @@ def _squash(text: str) -> str:
     return text.replace("\x00", ".").replace("\x01", "-")
 
 
-_STEPS: tuple[tuple[str, Any], ...] = (
+_STEPS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("number words", lambda e: _NUMBER_RUN.sub(_words_to_number, e)),
     ("currency/percent", lambda e: _CURRENCY.sub(" ", e).strip()),
     ("articles", lambda e: re.sub(r"^(?:the|an?)\s+", "", e)),
