@@ -36,7 +36,7 @@ _CHINESE = re.compile(r"(?:最终答案|答案)\s*(?:是|为|[:：])\s*(.+)")
 _THEREFORE = re.compile(r"\b(?:therefore|thus|hence|so)\s*,\s*(.+)", re.I)
 _BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
-_LEADING = re.compile(r"^(?:the\s+(?:final\s+|correct\s+)?answer\s+is|answer\s*[:：]|is\b|[:：=-])\s*", re.I)
+_LEADING = re.compile(r"^(?:the\s+(?:final\s+|correct\s+)?answer\s+is|answer\s*[:：]|[:：=]|-(?=\s))\s*", re.I)
 _THOUSANDS = re.compile(r"^([-+]?[$€£]?)(\d{1,3}(?:,\d{3})+)(\.\d+)?(%?)$")
 _WRAPPERS = [("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("`", "`"), ("[", "]"), ('"', '"'),
              ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("$", "$"), ("(", ")"), ("「", "」")]
