@@ -1,0 +1,263 @@
+"""run_python abuse suite: escapes and resource attacks must fail, leave the host untouched and leave no process.
+
+Each payload prints ESCAPED only if the forbidden action succeeded; the suite asserts it never does.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from config import PROJECT_ROOT
+from tests.tools.test_sandbox_support import run, wait_no_nobody
+
+SECRET = "sk-test-SANDBOX-must-not-see-9f3a7c"
+
+
+def _try(action: str) -> str:
+    """A payload that prints ESCAPED plus what it got when `action` (an expression) succeeds."""
+    return f"try:\n    _r = {action}\n    print('ESCAPED', repr(_r)[:200])\nexcept BaseException as e:\n    print('blocked', type(e).__name__)"
+
+
+READS = {
+    "etc_shadow": "open('/etc/shadow').read()",
+    "etc_passwd": "open('/etc/passwd').read()",
+    "root_home": "[f for f in __import__('os').listdir('/root') if f != '.pyenv'] or 1/0",  # only the interpreter
+    "root_bashrc": "open('/root/.bashrc').read()",
+    "repo_config": f"open({str(PROJECT_ROOT / 'config.py')!r}).read()",
+    "repo_listing": f"[f for f in __import__('os').listdir({str(PROJECT_ROOT)!r}) if f != '.venv'] or 1/0",
+    "work_notes": "__import__('os').listdir('/work/notes')",
+    "home": "__import__('os').listdir('/home')",
+    "sys_fs": "__import__('os').listdir('/sys/class')",
+    "host_root_via_pid1": "__import__('os').listdir('/proc/1/root/root')",
+    "host_ssh_keys": "open('/etc/ssh/ssh_host_rsa_key').read()",
+    "python_cache_of_root": "__import__('os').listdir('/root/.cache')",
+    "dev_mem": "open('/dev/mem', 'rb').read(1)",
+    "dev_disk": "__import__('os').listdir('/dev/disk')",
+    "kernel_kallsyms_addr": "[l for l in open('/proc/kallsyms') if not l.startswith('0000000000000000')][:1] or 1/0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(READS))
+def test_files_outside_the_sandbox_are_not_readable(name):
+    out = run(_try(READS[name]))
+    assert "ESCAPED" not in out.output, out.output
+    assert "blocked" in out.output
+
+
+def test_files_next_to_the_attachment_stay_hidden(tmp_path):
+    attachment = tmp_path / "task.csv"
+    attachment.write_text("a\n1\n")
+    (tmp_path / "answer_key.txt").write_text("the secret answer")
+    out = run(f"import os\nprint(os.listdir({str(tmp_path)!r}))\n" + _try(f"open({str(tmp_path / 'answer_key.txt')!r}).read()"),
+              attachments=[attachment])
+    assert "['task.csv']" in out.output and "ESCAPED" not in out.output and "secret answer" not in out.output
+
+
+ENV_PAYLOADS = {
+    "environ": "import os; print(dict(os.environ))",
+    "environ_bytes": "import os; print(os.environb)",
+    "proc_self_environ": "print(open('/proc/self/environ').read())",
+    "proc_1_environ": _try("open('/proc/1/environ').read()"),
+    "parent_environ": "import os\n" + _try("open(f'/proc/{os.getppid()}/environ').read()"),
+    "every_visible_process": (
+        "import os\nfor p in os.listdir('/proc'):\n    if p.isdigit():\n"
+        "        for f in ('environ', 'cmdline'):\n            try: print(p, f, open(f'/proc/{p}/{f}', 'rb').read())\n"
+        "            except OSError as e: print(p, f, type(e).__name__)"),
+    "grep_visible_filesystem": (
+        "import os\nfiles = [f'/proc/self/{n}' for n in ('environ', 'cmdline', 'auxv', 'status', 'mountinfo')]\n"
+        "for top in ('/tmp', '/etc', '/dev/shm'):\n    for d, _, fs in os.walk(top):\n        files += [os.path.join(d, f) for f in fs]\n"
+        "for path in files:\n    try:\n"
+        f"        if {SECRET!r}.encode() in open(path, 'rb').read(1 << 20): print('ESCAPED', path)\n"
+        "    except OSError: pass\nprint('walked', len(files))"),
+    "subprocess_env": "import subprocess; print(subprocess.run(['env'], capture_output=True, text=True).stdout)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENV_PAYLOADS))
+def test_parent_secrets_are_invisible(name, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    out = run(ENV_PAYLOADS[name], OPENAI_API_KEY="sk-settings-value-kept-out")
+    assert SECRET not in out.output and "sk-settings" not in out.output and "***" not in out.output
+    assert "OPENAI_API_KEY" not in out.output and "ESCAPED" not in out.output, out.output
+    assert out.ok or "blocked" in out.output, out.output
+
+
+def test_environment_is_the_allowlist():
+    out = run("import os; print(sorted(os.environ))")
+    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "MPLBACKEND", "MPLCONFIGDIR", "OPENBLAS_NUM_THREADS",
+               "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PWD", "LC_CTYPE"}
+    assert set(eval(out.output)) <= allowed  # noqa: S307 - our own test's output, a list literal
+
+
+WRITES = {
+    "usr": "/usr/lib/pwned.txt",
+    "usr_bin": "/usr/bin/pwned",
+    "venv_site_packages": None,  # filled below: the venv is bound read-only
+    "etc": "/etc/pwned",
+    "etc_ld_cache": "/etc/ld.so.cache",
+    "root": "/root/pwned",
+    "repo": str(PROJECT_ROOT / "pwned.py"),
+    "work": "/work/pwned",
+    "proc_sysrq": "/proc/sysrq-trigger",
+    "proc_sys": "/proc/sys/kernel/hostname",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_writes_outside_the_working_dir_fail_and_leave_the_host_unchanged(name):
+    import sys
+
+    target = WRITES[name] or str(Path(sys.prefix) / "lib/python3.11/site-packages/pwned.py")
+    before = Path(target).read_bytes() if Path(target).is_file() and not target.startswith("/proc") else None
+    out = run(_try(f"open({target!r}, 'w').write('pwned')"))
+    assert "ESCAPED" not in out.output, out.output
+    if before is None and not target.startswith("/proc"):
+        assert not Path(target).exists()
+    elif before is not None:
+        assert Path(target).read_bytes() == before
+
+
+def test_host_tmp_is_not_the_sandbox_tmp(tmp_path):
+    host_file = tmp_path / "host.txt"
+    host_file.write_text("host data")
+    out = run(_try(f"open({str(host_file)!r}).read()") + "\n" + _try(f"open({str(host_file)!r}, 'w').write('x')"))
+    assert "ESCAPED" not in out.output
+    assert host_file.read_text() == "host data"
+
+
+class _Listener:
+    """A TCP server on 127.0.0.1 that records every connection it accepts."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.sock.settimeout(0.2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+                self.accepted += 1
+                conn.close()
+            except OSError:
+                continue
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(1)
+        self.sock.close()
+
+
+NETWORK = {
+    "tcp_loopback_server": "__import__('socket').create_connection(('127.0.0.1', {port}), timeout=2)",
+    "tcp_external": "__import__('socket').create_connection(('1.1.1.1', 80), timeout=2)",
+    "dns": "__import__('socket').getaddrinfo('example.com', 80)",
+    "udp_send": "__import__('socket').socket(2, 2).sendto(b'x', ('8.8.8.8', 53))",
+    "raw_socket": "__import__('socket').socket(17, 3, 0)",
+    "http_urllib": "__import__('urllib.request').request.urlopen('http://127.0.0.1:{port}/', timeout=2)",
+    "ipv6_loopback": "__import__('socket').create_connection(('::1', {port}), timeout=2)",
+    "unix_socket_of_host": "__import__('socket').socket(1, 1).connect('/run/systemd/private')",
+    "curl_subprocess": "__import__('subprocess').run(['curl', '-sS', 'http://127.0.0.1:{port}/'], check=True, capture_output=True)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NETWORK))
+def test_network_is_unreachable(name):
+    server = _Listener()
+    try:
+        out = run(_try(NETWORK[name].format(port=server.port)))
+    finally:
+        server.close()
+    assert "ESCAPED" not in out.output, out.output
+    assert server.accepted == 0
+
+
+PROCESS_ESCAPES = {
+    "setuid_root": "__import__('os').setuid(0)",
+    "kill_host_pytest": f"__import__('os').kill({os.getpid()}, 0)",
+    "kill_pid1": "__import__('os').kill(1, 9)",
+    "ptrace_pid1": "open('/proc/1/mem', 'rb').read(1)",
+    "mount_tmpfs": "__import__('subprocess').run(['mount', '-t', 'tmpfs', 'x', '/tmp'], check=True, capture_output=True)",
+    "su_root": "__import__('subprocess').run(['su', '-c', 'id'], check=True, capture_output=True, timeout=3)",
+    "userns_shadow": "__import__('subprocess').run(['unshare', '-r', 'cat', '/etc/shadow'], check=True, capture_output=True)",
+    "chroot": "__import__('os').chroot('/tmp')",
+    "capabilities": "[l for l in open('/proc/self/status') if l.startswith('CapEff') and l.split()[1].strip('0')] or 1/0",
+    "os_system_shadow": "__import__('os').system('cat /etc/shadow') == 0 or 1/0",
+    "subprocess_read_repo": f"__import__('subprocess').run(['cat', {str(PROJECT_ROOT / 'config.py')!r}], check=True, capture_output=True)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROCESS_ESCAPES))
+def test_privileged_process_operations_fail(name):
+    out = run(_try(PROCESS_ESCAPES[name]))
+    assert "ESCAPED" not in out.output, out.output
+    assert wait_no_nobody() == []
+
+
+def test_spawned_processes_are_confined_too():
+    out = run("import subprocess\nprint(subprocess.run(['sh', '-c', 'id -u; ls -A /root; cat /etc/shadow 2>&1; echo $HF_TOKEN'],"
+              " capture_output=True, text=True).stdout)", HF_TOKEN=SECRET)
+    assert out.ok
+    lines = out.output.strip().splitlines()
+    assert lines[:2] == ["65534", ".pyenv"]
+    assert "No such file" in lines[2] and SECRET not in out.output
+
+
+SANDBOX_OBJECT_WALKS = {
+    "subclasses_to_os": ("[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'catch_warnings'][0]()"
+                         "._module.__builtins__['__import__']('os').popen('cat /etc/shadow; id -u').read()"),
+    "frame_walk": "__import__('sys')._getframe(0).f_globals['__builtins__'].open('/etc/shadow').read()",
+    "format_string_attr": "'{0.__class__.__mro__[1].__subclasses__}'.format(()) and open('/root/.profile').read()",
+    "gc_objects": "[o for o in __import__('gc').get_objects() if isinstance(o, dict) and 'OPENAI_API_KEY' in o][0]",
+    "ctypes_unshare": "__import__('ctypes').CDLL(None).unshare(0x10000000) == 0 and open('/etc/shadow').read()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SANDBOX_OBJECT_WALKS))
+def test_interpreter_tricks_reach_nothing(name):
+    out = run(_try(SANDBOX_OBJECT_WALKS[name]))
+    assert "root:" not in out.output and "ESCAPED" not in out.output, out.output
+
+
+RESOURCE_ATTACKS = {
+    "fork_bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass", {"timeout"}),
+    "shell_fork_bomb": ("import os; os.system(':(){ :|:& };:')\nwhile True: pass", {"timeout"}),
+    "thread_bomb": ("import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(100,)).start()",
+                    {"exit_code", "timeout"}),
+    "infinite_loop": ("while True:\n    pass", {"timeout"}),
+    "sleep_forever": ("import time; time.sleep(1000)", {"timeout"}),
+    "memory_bytes": ("x = b' ' * (4 * 1024 ** 3)", {"memory"}),
+    "memory_growth": ("l = []\nwhile True:\n    l.append(bytearray(10 ** 7))", {"memory"}),
+    "memory_numpy": ("import numpy as np; a = np.ones(10 ** 10)", {"memory"}),
+    "deep_recursion": ("def f(n):\n    return f(n + 1)\nf(0)", {"exit_code"}),
+    "recursion_limit_lifted": ("import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nf(0)",
+                               {"signal", "memory", "exit_code", "timeout"}),
+    "disk_fill": ("open('big', 'wb').write(b'0' * (200 * 1024 ** 2))", {"file_size", "exit_code", "memory"}),
+    "many_small_files": ("i = 0\nwhile True:\n    open(f'f{i}', 'w').write('x' * 4096); i += 1", {"exit_code", "timeout"}),
+    "open_files": ("fs = [open('/dev/null') for _ in range(100000)]", {"exit_code"}),
+    "giant_output": ("print('x' * 10 ** 9)", {"output_limit", "memory"}),
+    "endless_stderr": ("import sys\nwhile True:\n    sys.stderr.write('e' * 4096)", {"output_limit"}),
+    "orphan_busy_child": ("import subprocess\nsubprocess.Popen(['sh', '-c', 'while :; do :; done'], start_new_session=True)\n"
+                          "import time; time.sleep(100)", {"timeout"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESOURCE_ATTACKS))
+def test_resource_attacks_end_with_a_clear_reason_and_no_leftovers(name):
+    code, reasons = RESOURCE_ATTACKS[name]
+    out = run(code, timeout=2, SANDBOX_MEMORY_MB=512)
+    assert not out.ok and out.error_kind in reasons, (out.error_kind, out.output[:500])
+    assert out.output.startswith("Error: run_python stopped:")
+    assert out.duration_s < 10
+    assert wait_no_nobody() == []
+    assert run("print('still fine')").output.strip() == "still fine"
