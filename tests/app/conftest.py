@@ -1,0 +1,89 @@
+"""One real app (`python app.py`) per test module, talking to one scripted OpenAI-compatible server.
+
+The scripted model decides from the conversation, so the ask, chat and batch tests can share it:
+- a question mentioning "2**10+7" gets a calculator call, then the tool's result as FINAL ANSWER;
+- "remember the word X" gets "OK"; "which word" answers the word found in the earlier turns (or "unknown");
+- a GAIA fixture question gets its fixture answer (`answer_for`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.app_server import AppServer
+from tests.support.gaia_fixture import answer_for, make_gaia_folder
+from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
+
+
+def all_text(body: dict[str, Any]) -> str:
+    """Every message's text in a request."""
+    parts = []
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, list):
+            parts += [p.get("text", "") for p in content if isinstance(p, dict)]
+        else:
+            parts.append(str(content or ""))
+    return "\n".join(parts)
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    """The latest user message's text (the current question, with the router's additions)."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    if not users:
+        return ""
+    content = users[-1].get("content")
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def scripted_reply(body: dict[str, Any]) -> Reply:
+    """The scripted model's behaviour (see the module docstring)."""
+    question = last_user_text(body)
+    results = tool_results(body)
+    if "2**10+7" in question:
+        if not results:
+            return call("calculator", expression="2**10+7")
+        return say(f"The calculator says {results[-1]}.\nFINAL ANSWER: {results[-1].strip()}")
+    if "remember the word" in question.lower():
+        return say("FINAL ANSWER: OK")
+    if "which word" in question.lower():
+        earlier = all_text(body)
+        found = re.search(r"remember the word (\w+)", earlier, re.IGNORECASE)
+        return say(f"FINAL ANSWER: {found.group(1) if found else 'unknown'}")
+    expected = answer_for(first_user_text(body))
+    if expected is not None:
+        return Reply(content=f"FINAL ANSWER: {expected}", delay=0.3)
+    return say("FINAL ANSWER: I do not know")
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    """The scripted OpenAI-compatible server (its `.requests` are inspected by the tests)."""
+    with ScriptedOpenAI(scripted_reply) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def gaia_dir(tmp_path_factory) -> Path:
+    """A small local GAIA folder (6 validation tasks, real attachments)."""
+    return make_gaia_folder(tmp_path_factory.mktemp("gaia"))
+
+
+@pytest.fixture(scope="module")
+def app_server(model_server, tmp_path_factory):
+    """The app, preloading, pointed at the scripted server; RAG and outputs in a temp folder."""
+    tmp = tmp_path_factory.mktemp("app")
+    env = {
+        "OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test", "MODEL_NAME": "scripted",
+        "OUTPUT_DIR": str(tmp / "runs"), "RAG_INDEX_DIR": str(tmp / "rag_index"), "RAG_LLM_HINTS": "false",
+        "BATCH_QUESTION_DELAY": "0", "RATE_LIMIT_RETRY_BASE_DELAY": "0.1", "SEARCH_PROVIDERS": "wikipedia",
+        "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php",
+    }
+    with AppServer(env) as app:
+        yield app

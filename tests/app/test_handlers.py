@@ -1,0 +1,109 @@
+"""The app's API endpoints (`ask`, `chat`, `evaluate`, …) through gradio_client against the launched app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+
+from tests.support.gaia_fixture import FIXTURE_TASKS
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture()
+def client(app_server):
+    """A fresh client = a fresh Gradio session."""
+    return Client(app_server.url, verbose=False)
+
+
+def _text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content)
+
+
+def test_ask_streams_a_calculator_step_and_returns_the_answer(client, model_server):
+    trace, answer, verdict, trace_file = client.predict("What is 2**10+7? Use the calculator.", None,
+                                                        api_name="/ask")
+    assert answer == "1031"
+    titles = [(m.get("metadata") or {}).get("title", "") for m in trace]
+    assert any("calculator" in t for t in titles), titles
+    assert any(t.startswith("🧭 Route") for t in titles)
+    assert any(t.startswith("🤖 model call #1") for t in titles)
+    tool_step = next(m for m in trace if "calculator" in (m.get("metadata") or {}).get("title", ""))
+    assert tool_step["metadata"]["status"] == "done" and "1031" in _text(tool_step)
+    assert "Final answer" in _text(trace[-1]) and "1031" in _text(trace[-1])
+    lines = [json.loads(line) for line in Path(trace_file).read_text().splitlines()]
+    kinds = [e["kind"] for e in lines]
+    assert {"route", "model_call", "tool_call", "tool_result", "answer"} <= set(kinds)
+    assert verdict == ""  # a free question has no expected answer
+
+
+def test_ask_with_an_empty_question_says_so(client):
+    trace, answer, _verdict, trace_file = client.predict("   ", None, api_name="/ask")
+    assert answer == "" and trace_file is None
+    assert "Type a question" in _text(trace[-1])
+
+
+def test_chat_remembers_the_first_turn(client, model_server):
+    first = client.predict({"text": "Please remember the word pineapple.", "files": []}, api_name="/chat")
+    assert "OK" in json.dumps(first)
+    before = len(model_server.requests)
+    second = client.predict({"text": "Which word did I ask you to remember?", "files": []}, api_name="/chat")
+    assert "pineapple" in json.dumps(second)
+    sent = model_server.requests[before:]
+    assert sent, "the second turn made no model request"
+    body = json.dumps(sent[-1].body)
+    assert "remember the word pineapple" in body  # the first turn travelled with the second request
+
+
+def test_chat_sessions_do_not_share_history(app_server):
+    a, b = Client(app_server.url, verbose=False), Client(app_server.url, verbose=False)
+    a.predict({"text": "Please remember the word walnut.", "files": []}, api_name="/chat")
+    answer_b = b.predict({"text": "Which word did I ask you to remember?", "files": []}, api_name="/chat")
+    assert "walnut" not in json.dumps(answer_b) and "unknown" in json.dumps(answer_b)
+
+
+def test_evaluate_runs_a_local_gaia_folder(client, gaia_dir):
+    status, table, summary, chart, files = client.predict(
+        "Local GAIA folder", "validation", str(gaia_dir), "1", 0, "", 2, 0, False, "", api_name="/evaluate")
+    level1 = [t for t in FIXTURE_TASKS if t.level == 1]
+    assert status.startswith("🏁"), status
+    assert f"{len(level1)}/{len(level1)} done" in status and f"{len(level1)}/{len(level1)} correct" in status
+    rows = table["data"]
+    assert len(rows) == len(level1) and all(row[4] == "✅" for row in rows)
+    assert "Accuracy" in summary or "accuracy" in summary
+    assert chart and Path(chart).suffix == ".png"
+    names = sorted(Path(f).name for f in files)
+    assert {"results.jsonl", "report.md", "details.jsonl"} <= set(names)
+
+
+def test_evaluate_with_a_bad_folder_explains(client, tmp_path):
+    status, table, *_ = client.predict("Local GAIA folder", "validation", str(tmp_path / "nope"), "All", 0, "",
+                                       1, 0, False, "", api_name="/evaluate")
+    assert status.startswith("❌") and "nope" in status
+    assert table["data"] in ([], [[]]) or not any(any(cell for cell in row) for row in table["data"])
+
+
+def test_evaluate_api_mode_needs_a_username(client):
+    status, *_ = client.predict("Unit 4 scoring API", "validation", "", "All", 0, "", 1, 0, False, "",
+                                api_name="/evaluate")
+    assert "username" in status
+
+
+def test_load_tasks_and_preview_an_attachment(client, gaia_dir):
+    _choices, table, message = client.predict("Local GAIA folder", "validation", "All", str(gaia_dir),
+                                              api_name="/load_tasks")
+    assert "Loaded 6 task(s)" in message and len(table["data"]) == 6
+    xlsx = next(Path(gaia_dir) / "2023" / "validation" / t.file_name for t in FIXTURE_TASKS if t.key == "xlsx")
+    preview = client.predict(handle_file(str(xlsx)), api_name="/preview")
+    assert "parse_excel" in preview and "Sales" in preview and "30" in preview
+
+
+def test_rag_lookup_without_an_index_reports_a_miss(client):
+    text = client.predict("What is the capital city of France?", api_name="/rag_lookup")
+    assert "Tier: miss" in text

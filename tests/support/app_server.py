@@ -1,0 +1,118 @@
+"""Start the real app (`python app.py`) as a subprocess on a free loopback port, for tests and benchmarks.
+
+    with AppServer(env={"OPENAI_BASE_URL": srv.url, "OPENAI_API_KEY": "sk-test"}) as app:
+        client = gradio_client.Client(app.url)
+
+The child gets a clean, offline environment (no analytics, HF hub offline, no stray API keys) plus
+`env`; it runs with cwd=ROOT so `app.py` finds its modules, and its output goes to a log file that
+failures quote.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Mapping
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_DROPPED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SEARXNG_URL", "HF_TOKEN", "SPACE_ID",
+            "GRADIO_SERVER_NAME", "GRADIO_SERVER_PORT")
+
+
+def free_port() -> int:
+    """An unused TCP port on 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The parent environment without secrets/endpoints, offline, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+    env.update({"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                "PYTHONUNBUFFERED": "1", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"})
+    env.update(extra or {})
+    return env
+
+
+def wait_http_200(url: str, timeout: float, proc: subprocess.Popen | None = None) -> float:
+    """Poll `url` until it answers 200; return the seconds it took. Raise if the process died or time ran out."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"app exited with code {proc.returncode} before answering")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return time.monotonic() - start
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(f"{url} did not answer 200 within {timeout:.0f}s")
+
+
+class AppServer:
+    """`python app.py` on 127.0.0.1:<free port> with the given environment."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, *, timeout: float = 60.0,
+                 args: tuple[str, ...] = ()) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.timeout = timeout
+        self.args = args
+        self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port), **(env or {})})
+        self.proc: subprocess.Popen | None = None
+        self.started_s: float | None = None
+        """Seconds from spawning the process to the first HTTP 200."""
+        self._log = tempfile.NamedTemporaryFile(prefix="app-server-", suffix=".log", delete=False)
+        self.log_path = Path(self._log.name)
+
+    def start(self) -> "AppServer":
+        """Spawn the app and wait for HTTP 200 (raising with the app's log if it never comes)."""
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *self.args], cwd=ROOT, env=self.env,
+                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            wait_http_200(self.url, self.timeout, self.proc)
+        except Exception as exc:
+            self.stop()
+            raise RuntimeError(f"{exc}\n--- app log ---\n{self.log()}") from exc
+        self.started_s = time.monotonic() - t0
+        return self
+
+    def log(self) -> str:
+        """The app's combined stdout/stderr so far."""
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        """Terminate the app (its whole process group), then kill it if it lingers."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(timeout=5)
+        self.proc = None
+        self._log.close()
+
+    def __enter__(self) -> "AppServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,260 @@
+"""Batch tab logic: load tasks, run the evaluation runner in a worker thread, stream its progress.
+
+The runner does the work (concurrency, rate limiting, checkpoint, scoring, reports); this module only
+turns its `on_progress` callbacks into table refreshes and a progress bar, and its output folder into
+downloads. Stop sets the session's stop Event; Resume reruns with `resume=True` in the same folder.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from config import Settings
+from evaluation.records import TaskRecord
+from ui.background import BatchControl, Finished, iterate_in_thread
+from ui.runtime import AgentUnavailable, Runtime
+from ui.status import progress_line
+from ui.tables import merge_record, parse_task_ids, record_rows
+
+SOURCES = ["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
+LEVELS = ["All", "1", "2", "3"]
+DOWNLOADS = ("results.jsonl", "report.md", "details.jsonl", "summary.json")
+
+ProgressFn = Callable[..., Any]
+
+
+@dataclass
+class BatchRequest:
+    """What the batch form asks for, validated."""
+
+    source: str
+    split: str = "validation"
+    data_dir: str = ""
+    level: int | None = None
+    max_samples: int | None = None
+    task_ids: list[str] = field(default_factory=list)
+    concurrency: int = 1
+    question_delay: float = 0.0
+    use_rag: bool = True
+    username: str = ""
+
+
+@dataclass
+class BatchView:
+    """One refresh of the batch tab's outputs."""
+
+    status: str = ""
+    rows: list[list[Any]] = field(default_factory=list)
+    summary: str = ""
+    chart: str | None = None
+    files: list[str] = field(default_factory=list)
+
+    def as_tuple(self) -> tuple[str, list[list[Any]], str, str | None, list[str]]:
+        """Values for (status Markdown, table, summary Markdown, chart image, files)."""
+        return self.status, self.rows, self.summary, self.chart, self.files
+
+
+def parse_level(level: Any) -> int | None:
+    """'All' / None → None; '1'…'3' → int."""
+    text = str(level or "All").strip()
+    return None if text.lower() in ("all", "", "none") else int(text)
+
+
+def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
+    """The requested tasks from a local folder or the hub, level- and id-filtered, cut to max_samples."""
+    from evaluation.dataset import load_split
+
+    data_dir = None
+    if req.source == SOURCES[0]:
+        if not req.data_dir.strip():
+            raise ValueError("Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl).")
+        data_dir = Path(req.data_dir.strip()).expanduser()
+    samples = list(load_split(req.split, data_dir=data_dir, settings=settings, level=req.level,
+                              task_ids=req.task_ids or None))
+    if req.max_samples:
+        samples = samples[: req.max_samples]
+    return samples
+
+
+def new_output_dir(settings: Settings, req: BatchRequest) -> Path:
+    """A fresh run folder under OUTPUT_DIR, named by time and split."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = Path(settings.OUTPUT_DIR) / f"app-{stamp}-{req.split}"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    return path
+
+
+def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> BatchView:
+    """The final refresh: summary (report.md), accuracy chart and downloadable files."""
+    report = output_dir / "report.md"
+    summary_json = output_dir / "summary.json"
+    if report.is_file():
+        summary = report.read_text(encoding="utf-8")
+    elif summary_json.is_file():
+        summary = "```json\n" + summary_json.read_text(encoding="utf-8") + "\n```"
+    else:
+        summary = "(the runner wrote no report)"
+    chart = output_dir / "accuracy.png"
+    files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
+    return BatchView(status=status, rows=record_rows(records), summary=summary,
+                     chart=str(chart) if chart.is_file() else None, files=files)
+
+
+def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, resume: bool = False,
+               progress: ProgressFn | None = None) -> Iterator[BatchView]:
+    """Run the batch (or resume it) and yield a view after each finished task, then the final view."""
+    settings = runtime.settings
+    if control.running:
+        yield BatchView(status="A run is already going in this session: stop it first.")
+        return
+    if resume and not control.output_dir:
+        yield BatchView(status="Nothing to resume: start a run first (Resume continues the last run of this session).")
+        return
+    api = req.source == SOURCES[2]
+    if not api and req.source == SOURCES[0] and not req.data_dir.strip():
+        yield BatchView(status="❌ Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl).")
+        return
+    if api and not req.username.strip():
+        yield BatchView(status="❌ The scoring API needs your Hugging Face username: log in, or type it in the username box.")
+        return
+    if not settings.llm_configured:
+        yield BatchView(status="❌ " + settings.llm_missing_message())
+        return
+    yield BatchView(status="⏳ Waiting for the agent to finish loading…" if not runtime.ready.is_set() else "⏳ Starting…")
+    try:
+        pipeline = runtime.pipeline()
+    except AgentUnavailable as exc:
+        yield BatchView(status=f"❌ {exc}")
+        return
+    output_dir = Path(control.output_dir) if resume and control.output_dir else new_output_dir(settings, req)
+    control.output_dir = str(output_dir)
+    control.stop.clear()
+    control.running = True
+    try:
+        if api:
+            yield from _api_stream(runtime, pipeline, req, control, progress)
+        else:
+            yield from _runner_stream(runtime, pipeline, req, control, output_dir, resume, progress)
+    except Exception as exc:  # noqa: BLE001 - RunError, DatasetError, a failed write: one clear line
+        yield BatchView(status=f"❌ {exc}")
+    finally:
+        control.running = False
+
+
+def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl, output_dir: Path,
+                   resume: bool, progress: ProgressFn | None) -> Iterator[BatchView]:
+    from evaluation.runner import RunConfig, run_evaluation
+
+    settings = runtime.settings
+    data_dir = Path(req.data_dir.strip()).expanduser() if req.source == SOURCES[0] else None
+    config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
+                       task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
+                       output_dir=output_dir, resume=resume, use_rag=req.use_rag)
+    records: list[TaskRecord] = []
+    yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir}`)")
+    work = iterate_in_thread(lambda report: run_evaluation(config, settings, pipeline, on_progress=report,
+                                                           stop=control.stop))
+    for item in work:
+        if isinstance(item, Finished):
+            result = item.value
+            final = list(result.records) or records
+            selected = (result.summary.get("meta") or {}).get("tasks_selected") or len(final)
+            line = _line_from_records(final, int(selected))
+            if result.stopped:
+                line = "⏹️ " + line + " — stopped (press Resume to continue)"
+            else:
+                line = "🏁 " + line
+            yield finished_view(Path(result.output_dir), final, line)
+            return
+        if getattr(item, "last", None) is not None:
+            records = merge_record(records, item.last)
+        line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
+        if progress:
+            progress((item.done, item.total), desc=line, unit="tasks")
+        stopping = " · stopping after the running tasks…" if control.stop.is_set() else ""
+        yield BatchView(status="▶️ " + line + stopping, rows=record_rows(records))
+
+
+def _line_from_records(records: list[TaskRecord], total: int) -> str:
+    scored = [r for r in records if r.correct is not None]
+    correct = sum(bool(r.correct) for r in scored)
+    errors = sum(r.error is not None for r in records)
+    elapsed = sum(r.latency_s for r in records)
+    return progress_line(len(records), max(total, len(records)), correct, len(scored), errors, elapsed, 0.0)
+
+
+def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl,
+                progress: ProgressFn | None) -> Iterator[BatchView]:
+    from evaluation.scoring_api import run_api_evaluation
+
+    settings = runtime.settings
+    agent_code = f"https://huggingface.co/spaces/{settings.SPACE_ID}/tree/main" if settings.SPACE_ID else "local run"
+    records: list[TaskRecord] = []
+    yield BatchView(status=f"▶️ Fetching questions from {settings.SCORING_API_URL} for {req.username}…")
+    work = iterate_in_thread(lambda report: run_api_evaluation(
+        req.username.strip(), agent_code, pipeline, settings, concurrency=req.concurrency,
+        on_progress=report, stop=control.stop))
+    for item in work:
+        if isinstance(item, Finished):
+            yield api_result_view(item.value, records)
+            return
+        if item is None:
+            continue
+        if getattr(item, "last", None) is not None:
+            records = merge_record(records, item.last)
+        line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
+        if progress:
+            progress((item.done, item.total), desc=line, unit="tasks")
+        yield BatchView(status="▶️ " + line, rows=record_rows(records))
+
+
+def api_result_view(result: Any, records: list[TaskRecord]) -> BatchView:
+    """The scoring API's verdict: its message and score, and the answers that were submitted."""
+    final = list(getattr(result, "records", None) or records)
+    data = result.to_dict() if hasattr(result, "to_dict") else result if isinstance(result, dict) else {"result": str(result)}
+    message = data.get("message") or data.get("status") or ""
+    summary = f"**Submission:** {message}\n\n```json\n{json.dumps(data, indent=2, default=str)[:4000]}\n```"
+    output_dir = getattr(result, "output_dir", None)
+    files = [str(Path(output_dir) / n) for n in DOWNLOADS if output_dir and (Path(output_dir) / n).is_file()]
+    return BatchView(status="🏁 Submitted", rows=record_rows(final), summary=summary, files=files)
+
+
+def list_runs(settings: Settings) -> list[str]:
+    """Run folders under OUTPUT_DIR (those with a details.jsonl or results.jsonl), newest first."""
+    root = Path(settings.OUTPUT_DIR)
+    if not root.is_dir():
+        return []
+    runs = [p for p in root.iterdir() if p.is_dir() and ((p / "details.jsonl").is_file() or (p / "results.jsonl").is_file())]
+    return [str(p) for p in sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)]
+
+
+def compare(run_a: str | None, run_b: str | None) -> str:
+    """Markdown comparison of two runs: fixed, regressed, unchanged."""
+    if not run_a or not run_b:
+        return "Pick two runs to compare."
+    if run_a == run_b:
+        return "Pick two different runs."
+    from evaluation.compare import compare_runs
+
+    try:
+        return compare_runs(Path(run_a), Path(run_b)).to_markdown()
+    except Exception as exc:  # noqa: BLE001 - a half-written run folder: say which
+        return f"❌ Cannot compare: {type(exc).__name__}: {exc}"
+
+
+def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
+                 concurrency: Any, question_delay: Any, use_rag: bool, username: str) -> BatchRequest:
+    """Validate the form's raw values into a BatchRequest."""
+    max_n = int(max_samples) if max_samples not in (None, "") and int(max_samples) > 0 else None
+    return BatchRequest(source=source if source in SOURCES else SOURCES[0], split=split or "validation",
+                        data_dir=data_dir or "", level=parse_level(level), max_samples=max_n,
+                        task_ids=parse_task_ids(task_ids), concurrency=max(1, int(concurrency or 1)),
+                        question_delay=max(0.0, float(question_delay or 0)), use_rag=bool(use_rag),
+                        username=username or "")

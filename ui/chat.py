@@ -1,0 +1,42 @@
+"""Chat tab logic: one turn through the pipeline with the earlier turns as history."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import gradio as gr
+
+from agent.events import ErrorEvent, Event
+from ui.chat_history import history_turns, latest_file, message_input
+from ui.runtime import AgentUnavailable, Runtime
+from ui.trace_view import render_trace
+
+
+def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
+                use_rag: bool = True) -> Iterator[list[gr.ChatMessage]]:
+    """Answer one chat message; yield the tool steps (collapsed) and the answer as they arrive.
+
+    A file attached earlier in the conversation stays the attachment of follow-up questions.
+    """
+    text, file = message_input(message)
+    history = list(history or [])
+    file = file or latest_file(history)
+    if not text.strip():
+        yield [gr.ChatMessage(role="assistant", content="Type a question (you can attach a file to it).")]
+        return
+    if not runtime.ready.is_set():
+        yield [gr.ChatMessage(role="assistant", content="⏳ Waiting for the agent to finish loading…",
+                              metadata={"title": "Loading", "status": "pending"})]
+    try:
+        pipeline = runtime.pipeline()
+    except AgentUnavailable as exc:
+        yield [gr.ChatMessage(role="assistant", content=f"❌ {exc}")]
+        return
+    events: list[Event] = []
+    try:
+        for event in pipeline.stream(text, file_path=file, history=history_turns(history), use_rag=use_rag):
+            events.append(event)
+            yield render_trace(events, answer_prefix="")
+    except Exception as exc:  # noqa: BLE001 - shown in the chat, the session goes on
+        events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}"))
+        yield render_trace(events, answer_prefix="")

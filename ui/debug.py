@@ -1,0 +1,148 @@
+"""Debug tab logic: stream one question's trace, preview an attachment, look a question up in the KB.
+
+Generators yield plain values; app.py wires them to components. The shared pipeline comes from the
+`Runtime`; everything per request (the events so far, the picked task) lives in locals or `gr.State`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import gradio as gr
+
+from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
+from ui.runtime import AgentUnavailable, Runtime
+from ui.trace_view import clip, question_message, render_trace, verdict_message
+
+AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
+"""(trace messages, final answer, verdict Markdown, path of the JSONL trace)."""
+
+NO_PREVIEW_TOOLS = {"run_python", "analyze_image"}
+"""Route tools a preview must not use: they run code or need a model."""
+
+
+def _attachment(file: Any, task: Any) -> str | None:
+    if file:
+        return str(file if isinstance(file, (str, Path)) else getattr(file, "name", file))
+    path = getattr(task, "file_path", None)
+    return str(path) if path else None
+
+
+def write_trace(solution: Solution) -> str:
+    """Write the trace JSONL to a temporary file for the download button; return its path."""
+    name = f"trace-{(solution.task_id or 'question')[:36]}.jsonl"
+    folder = Path(tempfile.mkdtemp(prefix="gaia-trace-"))
+    path = folder / name
+    path.write_text(solution.trace_jsonl(), encoding="utf-8")
+    return str(path)
+
+
+def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
+               use_rag: bool = True) -> Iterator[AskOutput]:
+    """Run one question through the pipeline, yielding the rendered trace after every event."""
+    question = (question or "").strip()
+    if not question:
+        yield [gr.ChatMessage(role="assistant", content="Type a question (or pick a GAIA task) first.")], "", "", None
+        return
+    path = _attachment(file, task)
+    head = [question_message(question, Path(path).name if path else None)]
+    if not runtime.ready.is_set():
+        yield head + [gr.ChatMessage(role="assistant", content="⏳ Waiting for the agent to finish loading…",
+                                     metadata={"title": "Loading", "status": "pending"})], "", "", None
+    try:
+        pipeline = runtime.pipeline()
+    except AgentUnavailable as exc:
+        yield head + [gr.ChatMessage(role="assistant", content=f"❌ {exc}")], "", "", None
+        return
+    task_id = getattr(task, "task_id", None)
+    events: list[Event] = []
+    answer = ""
+    try:
+        for event in pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag):
+            events.append(event)
+            if isinstance(event, AnswerExtracted):
+                answer = event.answer
+            yield head + render_trace(events), answer, "", None
+    except Exception as exc:  # noqa: BLE001 - the trace so far stays visible with the failure under it
+        events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}",
+                                 elapsed_s=events[-1].elapsed_s if events else 0.0))
+    solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
+    messages = head + render_trace(events)
+    verdict = ""
+    expected = getattr(task, "final_answer", None)
+    if task is not None and getattr(task, "has_answer", False):
+        from evaluation.scorer import explain
+
+        verdict_msg = verdict_message(explain(solution.answer, expected).to_dict(), expected)
+        messages.append(verdict_msg)
+        verdict = str(verdict_msg.content)
+    elif solution.error and not solution.answer:
+        verdict = f"❌ {solution.error}"
+    yield messages, solution.answer, verdict, write_trace(solution)
+
+
+def preview_attachment(runtime: Runtime, file: Any, task: Any = None) -> str:
+    """Markdown preview of an attachment, produced by the tool the agent would use on it (no model needed)."""
+    path = _attachment(file, task)
+    if not path:
+        return "Upload a file (or pick a task with an attachment) to preview it."
+    try:
+        registry = runtime.registry()
+    except AgentUnavailable as exc:
+        return f"❌ {exc}"
+    from tools.executor import run_tool
+    from tools.routes import route_for
+
+    route = route_for(path, registry.names)
+    candidates = [t for t in route.tools if t not in NO_PREVIEW_TOOLS and registry.get(t) is not None]
+    if not candidates and registry.get("read_file") is not None:
+        candidates = ["read_file"]
+    if not candidates:
+        missing = "; ".join(f"{t}: {registry.missing[t]}" for t in route.tools if t in registry.missing)
+        return f"No tool can preview this {route.file_type} file here. {missing}".strip()
+    name = candidates[0]
+    outcome = run_tool(registry.get(name), {"path": path}, runtime.settings,
+                       config={"configurable": {"attachments": [path]}})
+    mark = "✅" if outcome.ok else "❌"
+    body = clip(outcome.output, 6000).replace("```", "ʼʼʼ")
+    return (f"{mark} `{name}` on **{Path(path).name}** ({route.file_type}, {outcome.duration_s:.2f}s)\n\n"
+            f"```\n{body}\n```")
+
+
+def rag_lookup(runtime: Runtime, question: str, task: Any = None) -> str:
+    """Markdown of the knowledge-base lookup for a question (no model needed)."""
+    question = (question or "").strip()
+    if not question:
+        return "Type a question first."
+    try:
+        kb = knowledge_base(runtime)
+        result = kb.lookup(question, exclude_task_id=getattr(task, "task_id", None))
+    except Exception as exc:  # noqa: BLE001 - an index problem is shown, not raised
+        return f"❌ RAG lookup failed: {type(exc).__name__}: {exc}"
+    lines = [f"**Tier: {result.tier}**" + (f" — answer: **{result.answer}**" if result.answer else "")]
+    if result.note:
+        lines.append(result.note)
+    if result.matches:
+        lines.append("| similarity | stored question | answer |\n| ---: | --- | --- |")
+        for m in result.matches:
+            q = " ".join(m.question.split())[:150].replace("|", "\\|")
+            a = str(m.answer).replace("|", "\\|")
+            lines[-1] += f"\n| {m.similarity:.3f} | {q} | {a} |"
+    else:
+        lines.append("No stored question is similar.")
+    return "\n\n".join(lines)
+
+
+def knowledge_base(runtime: Runtime) -> Any:
+    """The pipeline's knowledge base when the pipeline loaded, else the configured one opened directly."""
+    try:
+        kb = getattr(runtime.pipeline(), "knowledge_base", None)
+    except AgentUnavailable:
+        kb = None
+    if kb is None:
+        from rag import open_knowledge_base
+
+        kb = open_knowledge_base(runtime.settings)
+    return kb

@@ -1,0 +1,72 @@
+"""Status lines: what the preload made ready (header) and how far a batch run is (progress)."""
+
+from __future__ import annotations
+
+from typing import Literal, Mapping
+
+LoadState = Literal["idle", "loading", "ready", "failed"]
+
+LLM_MISSING = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
+LABELS = {"llm": "LLM", "rag": "RAG", "ocr": "OCR", "tools": "Tools", "graph": "Agent graph",
+          "embeddings": "Embeddings", "audio": "Audio", "vision": "Vision", "sandbox": "Sandbox"}
+_BAD_WORDS = ("missing", "not configured", "unavailable", "failed", "error", "disabled", "off")
+
+
+def _label(key: str) -> str:
+    return LABELS.get(key.lower(), key.replace("_", " ").capitalize())
+
+
+def _mark(text: str) -> str:
+    lowered = text.lower()
+    return "⚠️" if any(word in lowered for word in _BAD_WORDS) else "✅"
+
+
+def preload_status(state: LoadState, components: Mapping[str, str] | None = None, *, llm_configured: bool,
+                   model_name: str = "", error: str | None = None, elapsed_s: float | None = None) -> str:
+    """The header's Markdown: one entry per component; the LLM entry says how to fix a missing endpoint."""
+    parts: list[str] = []
+    comps = dict(components or {})
+    if not llm_configured:
+        comps["llm"] = LLM_MISSING
+    elif "llm" not in comps:
+        comps["llm"] = f"{model_name} (configured)" if model_name else "configured"
+    for key in ["llm", *[k for k in comps if k != "llm"]]:
+        value = " ".join(str(comps[key]).split())
+        parts.append(f"{_mark(value)} **{_label(key)}**: {value}")
+    if state in ("idle", "loading"):
+        took = f" ({elapsed_s:.0f}s)" if elapsed_s is not None else ""
+        head = f"⏳ **Loading** agent graph, LLM client, embedding model and tool checks{took}… requests wait for it."
+    elif state == "failed":
+        head = f"❌ **Agent failed to load:** {error or 'unknown error'}"
+    else:
+        took = f" in {elapsed_s:.1f}s" if elapsed_s is not None else ""
+        head = f"🟢 **Ready**{took}"
+    return head + "  \n" + " · ".join(parts)
+
+
+def format_duration(seconds: float | None) -> str:
+    """`1h 02m`, `3m 05s`, `12s`; '?' when unknown."""
+    if seconds is None or seconds != seconds or seconds < 0:  # NaN check without math
+        return "?"
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600}h {s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s}s"
+
+
+def progress_line(done: int, total: int, correct: int, scored: int, errors: int = 0,
+                  elapsed_s: float = 0.0, eta_s: float | None = None) -> str:
+    """`3/6 done · 2/3 correct (67%) · 1 error · 12s elapsed · ETA 20s`."""
+    parts = [f"{done}/{total} done"]
+    if scored:
+        parts.append(f"{correct}/{scored} correct ({100 * correct / scored:.0f}%)")
+    else:
+        parts.append(f"{correct} correct")
+    if errors:
+        parts.append(f"{errors} error" + ("s" if errors != 1 else ""))
+    parts.append(f"{format_duration(elapsed_s)} elapsed")
+    if done < total:
+        parts.append(f"ETA {format_duration(eta_s)}")
+    return " · ".join(parts)

@@ -1,0 +1,199 @@
+"""Render typed trace events as chat messages: one collapsible step per route, lookup, model or tool call.
+
+Pure functions of the event list (the handler re-renders the whole list after each new event), so a
+tool call shows a spinner until its result arrives and two sessions can never share a half-built trace.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+import gradio as gr
+
+from agent.events import (
+    AnswerExtracted,
+    ErrorEvent,
+    Event,
+    IterationCap,
+    ModelCall,
+    RagLookup,
+    Retry,
+    RouteDecided,
+    ToolCall,
+    ToolResult,
+)
+
+MAX_SHOWN = 3000
+"""Characters of a tool output or model message shown in one step (the JSONL trace keeps everything)."""
+
+
+def clip(text: str, limit: int = MAX_SHOWN) -> str:
+    """Cut long text for display, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… [{len(text) - limit} more characters in the downloadable trace]"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    # A longer fence than any backtick run inside keeps tool output from breaking the Markdown.
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _step(title: str, content: str, *, duration: float | None = None, pending: bool = False,
+          log: str | None = None) -> gr.ChatMessage:
+    meta: dict[str, Any] = {"title": title, "status": "pending" if pending else "done"}
+    if duration is not None:
+        meta["duration"] = round(float(duration), 2)
+    if log:
+        meta["log"] = log
+    return gr.ChatMessage(role="assistant", content=content or "(empty)", metadata=meta)  # type: ignore[arg-type]
+
+
+def route_message(ev: RouteDecided) -> gr.ChatMessage:
+    """The router's decision."""
+    lines = [ev.reason]
+    if ev.file_path:
+        lines.append(f"Attachment: `{ev.file_path}` ({ev.file_type or 'unknown type'})")
+    if ev.tool_hint:
+        lines.append(f"Tool hint: `{ev.tool_hint}`")
+    return _step(f"🧭 Route: {ev.route}", "\n\n".join(lines))
+
+
+def rag_message(ev: RagLookup) -> gr.ChatMessage:
+    """A knowledge-base lookup with its similarity and tier."""
+    title = f"📚 RAG lookup: {ev.tier}"
+    if ev.tier not in ("off",) and ev.similarity:
+        title += f" (similarity {ev.similarity:.3f})"
+    lines = []
+    if ev.matched_question:
+        lines.append(f"Nearest question: {clip(ev.matched_question, 500)}")
+    if ev.answer is not None:
+        lines.append(f"Stored answer: **{ev.answer}**")
+    if ev.excluded_task_id:
+        lines.append(f"Left out (same task): `{ev.excluded_task_id}`")
+    if ev.note:
+        lines.append(ev.note)
+    return _step(title, "\n\n".join(lines) or "no stored question is similar", duration=ev.duration_s)
+
+
+def model_message(ev: ModelCall) -> gr.ChatMessage:
+    """One model request: tokens, latency, what it said and which tools it asked for."""
+    purpose = getattr(ev, "purpose", "agent")
+    if purpose != "agent":
+        label = f"helper model call ({purpose})"
+    else:
+        label = "final best-effort call" if ev.final else f"model call #{ev.iteration}"
+    title = f"🤖 {label} · {ev.prompt_tokens}+{ev.completion_tokens} tokens"
+    parts = []
+    if ev.content.strip():
+        parts.append(clip(ev.content))
+    if ev.tool_calls:
+        names = ", ".join(f"`{c.get('name', '?')}`" for c in ev.tool_calls)
+        parts.append(f"Requested tools: {names}")
+    return _step(title, "\n\n".join(parts) or "(no text)", duration=ev.latency_s, log=ev.model)
+
+
+def retry_message(ev: Retry) -> gr.ChatMessage:
+    """A retried model request (rate limit, server error, timeout)."""
+    code = f" HTTP {ev.status_code}" if ev.status_code else ""
+    content = f"{ev.reason}\n\nWaiting {ev.delay_s:.1f}s before attempt {ev.attempt + 1}."
+    if ev.retry_after_s is not None:
+        content += f" (server asked for Retry-After {ev.retry_after_s:g}s)"
+    return _step(f"⏳ Retry {ev.attempt}/{ev.max_retries}{code}", content, duration=ev.delay_s)
+
+
+def tool_message(call: ToolCall | None, result: ToolResult | None) -> gr.ChatMessage:
+    """A tool call with its arguments, and its result once it arrived (spinner until then)."""
+    name = call.name if call else result.name if result else "?"
+    parts = []
+    if call is not None:
+        parts.append("Arguments:\n" + _fence(clip(json.dumps(call.args, ensure_ascii=False, indent=2, default=str)), "json"))
+    if result is None:
+        return _step(f"🛠️ {name} …", "\n\n".join(parts), pending=True)
+    mark = "✅" if result.ok else "❌"
+    label = "Result" if result.ok else f"Failed ({result.error_kind or 'error'})"
+    parts.append(f"{label}:\n" + _fence(clip(result.output)))
+    if result.truncated_chars:
+        parts.append(f"_{result.truncated_chars} characters were cut before the model saw them._")
+    return _step(f"{mark} {name}", "\n\n".join(parts), duration=result.duration_s)
+
+
+ANSWER_PREFIX = "**Final answer:** "
+
+
+def answer_messages(ev: AnswerExtracted, prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
+    """The raw final message (collapsed) and the extracted answer (plain, always visible)."""
+    raw = _step(f"📝 Final message (extracted by: {ev.method})", clip(ev.raw) if ev.raw.strip() else "(empty)")
+    answer = gr.ChatMessage(role="assistant", content=f"{prefix}{ev.answer or '(no answer)'}")
+    return [raw, answer]
+
+
+def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
+    """Messages for one event that does not need pairing (everything but tool calls/results)."""
+    if isinstance(ev, RouteDecided):
+        return [route_message(ev)]
+    if isinstance(ev, RagLookup):
+        return [rag_message(ev)]
+    if isinstance(ev, ModelCall):
+        return [model_message(ev)]
+    if isinstance(ev, Retry):
+        return [retry_message(ev)]
+    if isinstance(ev, IterationCap):
+        return [_step(f"⚠️ Iteration cap reached ({ev.iterations})",
+                      "MAX_ITERATIONS reached: one last call without tools asks for the best answer.")]
+    if isinstance(ev, AnswerExtracted):
+        return answer_messages(ev, answer_prefix)
+    if isinstance(ev, ErrorEvent):
+        return [gr.ChatMessage(role="assistant", content=f"❌ **Error ({ev.stage}):** {ev.message}")]
+    return [_step(f"• {ev.kind}", _fence(ev.to_json(), "json"))]
+
+
+def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
+    """All messages for the events so far; a tool call and its result become one step.
+
+    `answer_prefix` precedes the extracted answer (the chat tab shows the bare answer).
+    """
+    messages: list[gr.ChatMessage] = []
+    open_calls: dict[str, tuple[int, ToolCall]] = {}
+    for ev in events:
+        if isinstance(ev, ToolCall):
+            open_calls[ev.call_id] = (len(messages), ev)
+            messages.append(tool_message(ev, None))
+        elif isinstance(ev, ToolResult):
+            if ev.call_id in open_calls:
+                index, call = open_calls.pop(ev.call_id)
+                messages[index] = tool_message(call, ev)
+            else:
+                messages.append(tool_message(None, ev))
+        else:
+            messages.extend(render_event(ev, answer_prefix))
+    return messages
+
+
+def verdict_message(explanation: dict[str, Any], expected: str) -> gr.ChatMessage:
+    """Correct or not for a known task, with the scorer's explanation."""
+    correct = bool(explanation.get("correct"))
+    head = f"✅ **Correct** (expected: {expected})" if correct else f"❌ **Wrong** — expected: **{expected}**"
+    details = [f"rule: `{explanation.get('rule', '?')}`",
+               f"normalized answer: `{explanation.get('normalized_answer', '')}`",
+               f"normalized truth: `{explanation.get('normalized_truth', '')}`"]
+    if explanation.get("format_only_miss"):
+        details.append("format-only miss: the content matches, the format does not")
+    if explanation.get("lenient_reason"):
+        details.append(f"lenient match: {explanation['lenient_reason']}")
+    return gr.ChatMessage(role="assistant", content=head + "\n\n" + " · ".join(details))
+
+
+def question_message(question: str, file_name: str | None = None) -> gr.ChatMessage:
+    """The asked question as the first (user) message."""
+    text = question if not file_name else f"{question}\n\n📎 `{file_name}`"
+    return gr.ChatMessage(role="user", content=text)
+
+
+def verdict_text(explanation: dict[str, Any], expected: str) -> str:
+    """One-line verdict for the answer box's neighbour."""
+    return str(verdict_message(explanation, expected).content)
