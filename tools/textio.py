@@ -6,7 +6,7 @@ import codecs
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
-    """(text, encoding): BOMs first, then UTF-8, then charset-normalizer's best guess, else Latin-1."""
+    """(text, encoding): BOMs first, then UTF-8, then charset-normalizer's guess, else Windows-1252/Latin-1."""
     for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
                           (codecs.BOM_UTF16_BE, "utf-16"), (codecs.BOM_UTF32_LE, "utf-32")):
         if data.startswith(bom):
@@ -15,15 +15,23 @@ def decode_text(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
-    try:
-        from charset_normalizer import from_bytes
+    if len(data) >= 200:  # detection needs some text; on a few bytes it guesses exotic code pages
+        try:
+            from charset_normalizer import from_bytes
 
-        best = from_bytes(data[:200_000]).best()
-        if best is not None and best.encoding:
-            return data.decode(best.encoding, errors="replace"), best.encoding
-    except ImportError:
-        pass
-    return data.decode("latin-1"), "latin-1"
+            matches = list(from_bytes(data[:200_000]))
+            if matches:
+                best = min(matches, key=lambda m: m.chaos)
+                # Ties between Western code pages are common; the most widespread one is the best bet.
+                western = [m for m in matches if m.encoding in ("cp1252", "latin_1") and m.chaos <= best.chaos + 0.01]
+                chosen = (western or [best])[0].encoding
+                return data.decode(chosen, errors="replace"), chosen
+        except ImportError:
+            pass
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
 
 
 def clean_text(text: str) -> str:
