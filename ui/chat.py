@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import gradio as gr
 
-from agent.events import ErrorEvent, Event
 from ui.chat_history import history_turns, latest_file, message_input
 from ui.runtime import AgentUnavailable, Runtime
 from ui.trace_view import render_trace
+
+if TYPE_CHECKING:
+    from agent.events import Event
 
 
 def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
@@ -32,6 +34,8 @@ def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
     except AgentUnavailable as exc:
         yield [gr.ChatMessage(role="assistant", content=f"❌ {exc}")]
         return
+    from agent.events import ErrorEvent  # loaded by the pipeline already
+
     events: list[Event] = []
     try:
         for event in pipeline.stream(text, file_path=file, history=history_turns(history), use_rag=use_rag):
@@ -40,3 +44,6 @@ def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
     except Exception as exc:  # noqa: BLE001 - shown in the chat, the session goes on
         events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}"))
         yield render_trace(events, answer_prefix="")
+        return
+    if not events:
+        yield [gr.ChatMessage(role="assistant", content="The agent returned nothing; see the server log.")]

@@ -7,22 +7,12 @@ tool call shows a spinner until its result arrives and two sessions can never sh
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import gradio as gr
 
-from agent.events import (
-    AnswerExtracted,
-    ErrorEvent,
-    Event,
-    IterationCap,
-    ModelCall,
-    RagLookup,
-    Retry,
-    RouteDecided,
-    ToolCall,
-    ToolResult,
-)
+if TYPE_CHECKING:  # `import agent` loads langchain; the app imports this module before the preload ran
+    from agent.events import AnswerExtracted, Event, ModelCall, RagLookup, Retry, RouteDecided, ToolCall, ToolResult
 
 MAX_SHOWN = 3000
 """Characters of a tool output or model message shown in one step (the JSONL trace keeps everything)."""
@@ -133,23 +123,28 @@ def answer_messages(ev: AnswerExtracted, prefix: str = ANSWER_PREFIX) -> list[gr
 
 
 def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
-    """Messages for one event that does not need pairing (everything but tool calls/results)."""
-    if isinstance(ev, RouteDecided):
-        return [route_message(ev)]
-    if isinstance(ev, RagLookup):
-        return [rag_message(ev)]
-    if isinstance(ev, ModelCall):
-        return [model_message(ev)]
-    if isinstance(ev, Retry):
-        return [retry_message(ev)]
-    if isinstance(ev, IterationCap):
-        return [_step(f"⚠️ Iteration cap reached ({ev.iterations})",
+    """Messages for one event that does not need pairing (everything but tool calls/results).
+
+    Dispatches on the event's `kind`, so the trace module need not import the agent package.
+    """
+    kind = ev.kind
+    if kind == "route":
+        return [route_message(ev)]  # type: ignore[arg-type]
+    if kind == "rag_lookup":
+        return [rag_message(ev)]  # type: ignore[arg-type]
+    if kind == "model_call":
+        return [model_message(ev)]  # type: ignore[arg-type]
+    if kind == "retry":
+        return [retry_message(ev)]  # type: ignore[arg-type]
+    if kind == "iteration_cap":
+        return [_step(f"⚠️ Iteration cap reached ({getattr(ev, 'iterations', '?')})",
                       "MAX_ITERATIONS reached: one last call without tools asks for the best answer.")]
-    if isinstance(ev, AnswerExtracted):
-        return answer_messages(ev, answer_prefix)
-    if isinstance(ev, ErrorEvent):
-        return [gr.ChatMessage(role="assistant", content=f"❌ **Error ({ev.stage}):** {ev.message}")]
-    return [_step(f"• {ev.kind}", _fence(ev.to_json(), "json"))]
+    if kind == "answer":
+        return answer_messages(ev, answer_prefix)  # type: ignore[arg-type]
+    if kind == "error":
+        return [gr.ChatMessage(role="assistant",
+                               content=f"❌ **Error ({getattr(ev, 'stage', '?')}):** {getattr(ev, 'message', '')}")]
+    return [_step(f"• {kind}", _fence(ev.to_json(), "json"))]
 
 
 def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
@@ -160,15 +155,15 @@ def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) ->
     messages: list[gr.ChatMessage] = []
     open_calls: dict[str, tuple[int, ToolCall]] = {}
     for ev in events:
-        if isinstance(ev, ToolCall):
-            open_calls[ev.call_id] = (len(messages), ev)
-            messages.append(tool_message(ev, None))
-        elif isinstance(ev, ToolResult):
-            if ev.call_id in open_calls:
-                index, call = open_calls.pop(ev.call_id)
-                messages[index] = tool_message(call, ev)
+        if ev.kind == "tool_call":
+            open_calls[ev.call_id] = (len(messages), ev)  # type: ignore[attr-defined]
+            messages.append(tool_message(ev, None))  # type: ignore[arg-type]
+        elif ev.kind == "tool_result":
+            if ev.call_id in open_calls:  # type: ignore[attr-defined]
+                index, call = open_calls.pop(ev.call_id)  # type: ignore[attr-defined]
+                messages[index] = tool_message(call, ev)  # type: ignore[arg-type]
             else:
-                messages.append(tool_message(None, ev))
+                messages.append(tool_message(None, ev))  # type: ignore[arg-type]
         else:
             messages.extend(render_event(ev, answer_prefix))
     return messages
