@@ -18,6 +18,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.executor import ToolFailure
+from tools.filetypes import looks_binary
 from tools.paths import human_size, resolve_path
 from tools.registry import MissingDependency
 from tools.spreadsheet import Sheet, column_letter, render_sheet
@@ -33,6 +34,9 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
         raise ToolFailure(f"{path.name} is empty (0 bytes). Check that the right file was given.", "empty_file")
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
+        if looks_binary(data[:4096]):
+            raise ToolFailure(f"{path.name} is not a readable CSV file: its content is binary, not text. It may be "
+                              "corrupt or another format; try read_file on it to see what it is.", "corrupt_file")
         sheets, kind = [_load_csv(data, path.name)], "CSV"
     elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         sheets, kind = _load_xls(path), "Excel 97-2003 workbook (.xls)"

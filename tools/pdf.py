@@ -14,7 +14,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.executor import ToolFailure
-from tools.paths import human_size, resolve_path
+from tools.paths import fresh_subdir, human_size, resolve_path
 from tools.registry import MissingDependency
 from tools.tables import markdown_table
 
@@ -34,10 +34,13 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF") -> str:
         raise ToolFailure(f"{label} is not a PDF (it does not start with %PDF-). Try read_file on it to see what it is.", "corrupt_file")
     try:
         pdf = pdfplumber.open(io.BytesIO(data))
-    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-        raise ToolFailure(f"{label} is encrypted/password-protected ({type(exc).__name__}); its text cannot be read. "
-                          "Look for another copy of the document (web_search).", "encrypted") from None
-    except (PDFSyntaxError, Exception) as exc:  # pdfminer raises assorted errors on damaged files
+    except Exception as exc:  # noqa: BLE001 - pdfminer raises assorted errors on damaged files
+        # pdfplumber wraps pdfminer's exception as its first argument.
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc
+        if isinstance(inner, (PDFPasswordIncorrect, PDFEncryptionError)):
+            raise ToolFailure(f"{label} is encrypted/password-protected; its text cannot be read. "
+                              "Look for another copy of the document (web_search).", "encrypted") from None
+        exc = inner if isinstance(inner, PDFSyntaxError) else exc
         raise ToolFailure(f"{label} is corrupt or not a valid PDF ({type(exc).__name__}: {str(exc)[:120]}). "
                           "Try read_file to inspect it, or find another copy.", "corrupt_file") from None
     with pdf:
@@ -67,9 +70,28 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF") -> str:
         if total > MAX_PAGES:
             parts.append(f"…[{total - MAX_PAGES} more pages not parsed]")
         if total and empty_pages == min(total, MAX_PAGES):
-            parts.append("No page has a text layer: this is a scanned PDF. Convert pages to images with run_python "
-                         "(pypdfium2) and call image_ocr on them.")
+            parts.append(_scanned_note(data))
     return "\n".join(parts)
+
+
+def _scanned_note(data: bytes, max_pages: int = 10) -> str:
+    """Render the pages of a PDF without a text layer to PNGs so image_ocr can read them."""
+    try:
+        import pypdfium2 as pdfium
+
+        directory = fresh_subdir("pdf-pages")
+        document = pdfium.PdfDocument(data)
+        paths = []
+        for index in range(min(len(document), max_pages)):
+            path = directory / f"page-{index + 1}.png"
+            document[index].render(scale=2).to_pil().save(path)
+            paths.append(str(path))
+        document.close()
+    except Exception as exc:  # noqa: BLE001 - rendering is a convenience; say what to do instead
+        return (f"No page has a text layer: this is a scanned PDF (rendering pages failed: {type(exc).__name__}). "
+                "Render pages with run_python (pypdfium2) and call image_ocr on them.")
+    return ("No page has a text layer: this is a scanned PDF. Pages rendered to images: " + ", ".join(paths)
+            + ". Call image_ocr on each to read the text.")
 
 
 def make_pdf_tools(settings: Settings) -> list[BaseTool]:

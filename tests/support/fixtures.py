@@ -116,6 +116,18 @@ def make_pdf(directory: Path, name: str = "report.pdf", password: str | None = N
     return path
 
 
+def make_scanned_pdf(directory: Path, name: str = "scan.pdf") -> Path:
+    """A one-page PDF holding only an image of text (no text layer), like a scanned document."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.image(str(make_png(directory, f".{name}.png")), x=10, y=10, w=120)
+    path = directory / name
+    pdf.output(str(path))
+    return path
+
+
 def make_docx(directory: Path, name: str = "memo.docx") -> Path:
     """A heading, a paragraph, a 3x2 table, then a closing paragraph (order matters)."""
     from docx import Document
