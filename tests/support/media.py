@@ -1,0 +1,99 @@
+"""Real media fixtures generated in code: images with text tesseract reads, speech clips, broken files.
+
+Images are drawn with Pillow and a TrueType font from the system (DejaVu or Liberation, installed
+with tesseract's dependencies) so OCR works on them; speech is synthesised with espeak-ng and
+converted with ffmpeg, so transcription tests hear a real voice.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+OCR_TEXT = "INVOICE 4721 TOTAL 86 DOLLARS"
+SPEECH_TEXT = "The quick brown fox jumps over the lazy dog seven times."
+SPEECH_WORDS = ("quick", "brown", "fox", "lazy", "dog")
+FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+)
+
+
+def _font(size: int):
+    from PIL import ImageFont
+
+    for candidate in FONT_CANDIDATES:
+        if Path(candidate).is_file():
+            return ImageFont.truetype(candidate, size)
+    return ImageFont.load_default(size=size)
+
+
+def make_text_image(path: Path, text: str = OCR_TEXT, *, font_size: int = 48, scale: float = 1.0) -> Path:
+    """Black text on white, saved in the format of `path`'s extension (png, jpg, gif, webp, ...)."""
+    from PIL import Image, ImageDraw
+
+    font = _font(max(6, int(font_size * scale)))
+    pad = max(4, int(30 * scale))
+    left, top, right, bottom = font.getbbox(text)
+    image = Image.new("RGB", (right - left + 2 * pad, bottom - top + 2 * pad), "white")
+    ImageDraw.Draw(image).text((pad - left, pad - top), text, fill="black", font=font)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".gif":
+        # Two frames: the tools must read the first one.
+        blank = Image.new("RGB", image.size, "white")
+        image.save(path, save_all=True, append_images=[blank], duration=500)
+    else:
+        image.save(path)
+    return path
+
+
+def make_blank_image(path: Path, size: tuple[int, int] = (200, 120)) -> Path:
+    """A plain white image (no text at all)."""
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", size, "white").save(path)
+    return path
+
+
+def media_tools_available() -> bool:
+    """True when espeak-ng and ffmpeg are installed (the speech fixtures need both)."""
+    return shutil.which("espeak-ng") is not None and shutil.which("ffmpeg") is not None
+
+
+def make_speech(path: Path, text: str = SPEECH_TEXT, *, speed: int = 140) -> Path:
+    """A speech clip of `text` (espeak-ng), in the format of `path`'s extension (wav/mp3/m4a/flac/ogg)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wav = path if path.suffix.lower() == ".wav" else path.with_suffix(".src.wav")
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", str(speed), "-w", str(wav), text], check=True,
+                   capture_output=True, timeout=60)
+    if wav != path:
+        subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-i", str(wav), "-ar", "16000", "-ac", "1", str(path)],
+                       check=True, capture_output=True, timeout=60)
+        wav.unlink()
+    return path
+
+
+def make_silence(path: Path, seconds: float = 2.0) -> Path:
+    """A silent clip (no speech) in the format of `path`'s extension."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono",
+                    "-t", str(seconds), str(path)], check=True, capture_output=True, timeout=60)
+    return path
+
+
+def make_corrupt(path: Path, size: int = 2048) -> Path:
+    """A file with the right extension and deterministic garbage inside."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes((i * 7919 + 13) % 251 for i in range(size)))
+    return path
+
+
+def make_empty(path: Path) -> Path:
+    """A zero-byte file with the given extension."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    return path
