@@ -1,0 +1,89 @@
+"""Preload runtime and the worker-thread iterator: waiting, failures, per-run isolation."""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+
+import pytest
+
+from config import load_settings
+from ui.background import BatchControl, Finished, iterate_in_thread
+from ui.runtime import AgentUnavailable, Loaded, Runtime
+
+
+def test_handlers_wait_for_the_preload_instead_of_failing():
+    gate = threading.Event()
+
+    def slow_loader(settings):
+        gate.wait(5)
+        return Loaded(pipeline="PIPE", registry="REG", components={"rag": "empty"})
+
+    rt = Runtime(load_settings(), loader=slow_loader)
+    assert rt.state == "idle"
+    rt.start()
+    assert rt.state == "loading" and "Loading" in rt.status_markdown()
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(rt.pipeline()))
+    waiter.start()
+    time.sleep(0.1)
+    assert not got  # still waiting
+    gate.set()
+    waiter.join(5)
+    assert got == ["PIPE"] and rt.state == "ready" and rt.registry() == "REG"
+    assert "Ready" in rt.status_markdown() and "not configured" in rt.status_markdown()
+
+
+def test_without_preload_the_first_request_loads():
+    rt = Runtime(load_settings(), loader=lambda s: Loaded(pipeline="P", registry="R"))
+    assert rt.pipeline() == "P"
+
+
+def test_a_failed_load_is_reported_not_raised_at_start():
+    def broken(settings):
+        raise ImportError("no module named agent.pipeline")
+
+    rt = Runtime(load_settings(), loader=broken)
+    rt.start()
+    assert rt.wait(5) and rt.state == "failed"
+    with pytest.raises(AgentUnavailable, match="agent.pipeline"):
+        rt.pipeline()
+    assert "Agent failed to load" in rt.status_markdown()
+
+
+def test_real_components_without_llm(monkeypatch, tmp_path):
+    rt = Runtime(load_settings())
+    assert rt.wait(60)
+    assert rt.state == "ready" and rt.registry().get("calculator") is not None
+    assert "LLM**: not configured" in rt.status_markdown()
+
+
+def test_iterate_in_thread_yields_progress_then_result():
+    def run(report):
+        for i in range(3):
+            report(i)
+        return "done"
+
+    items = list(iterate_in_thread(run))
+    assert items[:3] == [0, 1, 2] and isinstance(items[-1], Finished) and items[-1].value == "done"
+
+
+def test_iterate_in_thread_reraises_and_heartbeats():
+    def run(report):
+        time.sleep(0.3)
+        raise ValueError("bad folder")
+
+    seen = []
+    with pytest.raises(ValueError, match="bad folder"):
+        for item in iterate_in_thread(run, poll_s=0.05, heartbeat=True):
+            seen.append(item)
+    assert None in seen
+
+
+def test_batch_control_copies_start_fresh():
+    ctl = BatchControl()
+    ctl.stop.set()
+    ctl.output_dir = "/runs/x"
+    twin = copy.deepcopy(ctl)
+    assert not twin.stop.is_set() and twin.output_dir is None and twin.stop is not ctl.stop

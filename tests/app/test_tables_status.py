@@ -1,0 +1,76 @@
+"""Result/sample rows, task ids, status and progress lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaluation.records import TaskRecord
+from ui.status import LLM_MISSING, format_duration, preload_status, progress_line
+from ui.tables import merge_record, parse_task_ids, record_row, sample_rows, short, task_choices
+
+
+def test_record_row():
+    rec = TaskRecord(task_id="0123456789abcdef", question="q", level=2, expected="60", predicted="60",
+                     correct=True, source="agent", steps=3, latency_s=12.345)
+    assert record_row(rec) == ["01234567", 2, "60", "60", "✅", "agent", 3, 12.3]
+
+
+def test_record_row_unscored_and_error():
+    rec = TaskRecord(task_id="t", question="q", expected=None, predicted="", correct=None, error="LLM down: 500")
+    row = record_row(rec)
+    assert row[2] == "error: LLM down: 500" and row[3] == "?" and row[4] == "?"
+
+
+def test_merge_record_replaces_the_same_task():
+    a1, b, a2 = TaskRecord(task_id="a", question="q"), TaskRecord(task_id="b", question="q"), \
+        TaskRecord(task_id="a", question="q", predicted="new")
+    merged = merge_record(merge_record(merge_record([], a1), b), a2)
+    assert [r.task_id for r in merged] == ["b", "a"] and merged[-1].predicted == "new"
+
+
+@dataclass
+class FakeSample:
+    task_id: str
+    question: str
+    level: int
+    final_answer: str
+    file_name: str = ""
+
+    @property
+    def has_answer(self) -> bool:
+        return self.final_answer not in ("", "?")
+
+
+def test_sample_rows_and_choices():
+    samples = [FakeSample("abcdef1234", "What   is\n2+2?", 1, "4"), FakeSample("zz", "Sum the sheet", 2, "?", "a.xlsx")]
+    assert sample_rows(samples) == [["abcdef1234", 1, "What is 2+2?", "", "4"], ["zz", 2, "Sum the sheet", "a.xlsx", "?"]]
+    labels = task_choices(samples)
+    assert labels[0] == ("L1 · What is 2+2? · abcdef12", "abcdef1234") and "📎" in labels[1][0]
+
+
+def test_parse_task_ids_and_short():
+    assert parse_task_ids(" a, b\nc a ") == ["a", "b", "c"]
+    assert parse_task_ids(None) == []
+    assert short("x" * 100, 10) == "x" * 9 + "…"
+
+
+def test_preload_status_without_llm_says_how_to_fix():
+    text = preload_status("ready", {"tools": "7 active", "ocr": "tesseract missing"}, llm_configured=False,
+                          elapsed_s=1.0)
+    assert f"**LLM**: {LLM_MISSING}" in text and "OPENAI_API_KEY" in text
+    assert "⚠️ **OCR**: tesseract missing" in text and "✅ **Tools**: 7 active" in text
+    assert text.startswith("🟢 **Ready** in 1.0s")
+
+
+def test_preload_status_loading_and_failed():
+    assert preload_status("loading", {}, llm_configured=True, model_name="gpt").startswith("⏳ **Loading**")
+    assert "gpt (configured)" in preload_status("loading", {}, llm_configured=True, model_name="gpt")
+    failed = preload_status("failed", {}, llm_configured=True, error="ImportError: x")
+    assert failed.startswith("❌ **Agent failed to load:** ImportError: x")
+
+
+def test_progress_line_and_durations():
+    assert progress_line(3, 6, 2, 3, 1, 12, 20) == "3/6 done · 2/3 correct (67%) · 1 error · 12s elapsed · ETA 20s"
+    assert progress_line(6, 6, 0, 0, 0, 65, None) == "6/6 done · 0 correct · 1m 05s elapsed"
+    assert progress_line(0, 4, 0, 0, 0, 0, None).endswith("ETA ?")
+    assert format_duration(3725) == "1h 02m" and format_duration(float("nan")) == "?"
