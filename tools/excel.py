@@ -25,6 +25,7 @@ from tools.spreadsheet import Sheet, column_letter, render_sheet
 from tools.textio import decode_text
 
 DEFAULT_MAX_ROWS = 200
+SCAN_ROWS = 5000  # rows read for values and colours; beyond, only the row count is reported
 
 
 def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
@@ -41,7 +42,7 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
     elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         sheets, kind = _load_xls(path), "Excel 97-2003 workbook (.xls)"
     elif data[:2] == b"PK":
-        sheets, kind = _load_xlsx(path), "Excel workbook"
+        sheets, kind = _load_xlsx(path, max(SCAN_ROWS, max_rows + 1)), "Excel workbook"
     else:
         raise ToolFailure(f"{path.name} is neither an Excel workbook nor a CSV file (unrecognised content). "
                           "Try read_file on it to see what it is.", "unsupported_type")
@@ -50,27 +51,28 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
     return "\n\n".join([header] + body)
 
 
-def _load_xlsx(path: Path) -> list[Sheet]:
+def _load_xlsx(path: Path, scan_rows: int) -> list[Sheet]:
     import openpyxl
 
     try:
         values_wb = openpyxl.load_workbook(path, data_only=True)
-        formulas_wb = openpyxl.load_workbook(path, data_only=False)
+        # Formulas are only needed for cells without a cached value; skip the second parse when there are none.
+        formulas_wb = openpyxl.load_workbook(path, data_only=False) if _has_formulas(path) else None
     except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError) as exc:
         raise ToolFailure(f"{path.name} is not a readable .xlsx workbook ({type(exc).__name__}: {str(exc)[:120]}); "
                           "it may be corrupt or another format. Try read_file on it.", "corrupt_file") from None
     theme = _theme_colours(values_wb)
     sheets = []
     for ws in values_wb.worksheets:
-        fws = formulas_wb[ws.title]
+        fws = formulas_wb[ws.title] if formulas_wb is not None else None
         rows: list[list[Any]] = []
         fills: dict[str, str] = {}
         fonts: dict[str, str] = {}
-        for r, row in enumerate(ws.iter_rows(), start=1):
+        for r, row in enumerate(ws.iter_rows(max_row=min(ws.max_row, scan_rows)), start=1):
             values = []
             for c, cell in enumerate(row):
                 value = cell.value
-                if value is None:
+                if value is None and fws is not None:
                     formula = fws.cell(row=r, column=c + 1).value
                     if isinstance(formula, str) and formula.startswith("="):
                         value = f"{formula} (formula; no cached value)"
@@ -85,8 +87,19 @@ def _load_xlsx(path: Path) -> list[Sheet]:
             rows.append(values)
         sheets.append(Sheet(name=ws.title, rows=rows, fills=fills, font_colours=fonts,
                             merged=[str(m) for m in ws.merged_cells.ranges],
-                            hidden=ws.sheet_state != "visible"))
+                            hidden=ws.sheet_state != "visible", unscanned_rows=max(0, ws.max_row - scan_rows)))
     return sheets
+
+
+def _has_formulas(path: Path) -> bool:
+    """True when any worksheet XML of the .xlsx contains a formula element."""
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                data = archive.read(name)
+                if b"<f>" in data or b"<f " in data:
+                    return True
+    return False
 
 
 def _fill_rgb(cell: Any, theme: list[str]) -> str | None:

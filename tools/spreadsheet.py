@@ -58,6 +58,8 @@ class Sheet:
     """Cell reference -> non-default font colour 'RRGGBB'."""
     merged: list[str] = field(default_factory=list)
     hidden: bool = False
+    unscanned_rows: int = 0
+    """Rows past the part that was read (very long sheets); counted, not shown."""
 
 
 def format_value(value: Any) -> Any:
@@ -122,10 +124,13 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
     body_rows = rows[first - 1:]
     shown = body_rows[:max_rows]
     out.append(markdown_table(header, [[first + i] + r for i, r in enumerate(shown)]))
-    if len(body_rows) > len(shown):
+    hidden_rows = len(body_rows) - len(shown) + sheet.unscanned_rows
+    if hidden_rows > 0:
         cut_from = first + len(shown)
-        out.append(f"…[{len(body_rows) - len(shown)} rows not shown (rows {cut_from}–{n_rows}); compute over all rows "
-                   f"with run_python, e.g. pandas.read_excel(path, sheet_name={sheet.name!r})]")
+        out.append(f"…[{hidden_rows} rows not shown (rows {cut_from}–{n_rows + sheet.unscanned_rows}); compute over all "
+                   f"rows with run_python, e.g. pandas.read_excel(path, sheet_name={sheet.name!r})]")
+    if sheet.unscanned_rows and (sheet.fills or sheet.font_colours):
+        out.append(f"(colours below are listed for rows 1–{len(sheet.rows)} only)")
     if sheet.merged:
         out.append("Merged cells: " + ", ".join(sheet.merged[:50]))
     if sheet.fills:

@@ -184,3 +184,12 @@ def test_column_letters(index, letters):
                                        ("FFC000", "orange"), ("7030A0", "purple"), ("C6EFCE", "light green")])
 def test_colour_names(rgb, name):
     assert colour_name(rgb) == name
+
+
+def test_very_long_sheets_are_only_scanned_in_part(files, monkeypatch):
+    import tools.excel as excel
+
+    monkeypatch.setattr(excel, "SCAN_ROWS", 100)
+    out = read_spreadsheet(files["sales.xlsx"], max_rows=50)
+    inventory = out[out.index('"Inventory"'):]
+    assert f"…[250 rows not shown (rows 52–{fx.INVENTORY_ROWS + 1})" in inventory
