@@ -36,6 +36,7 @@ class Download:
     content_type: str
     body: bytes
     truncated: bool
+    charset: str | None = None
 
 
 def check_url(url: str, blocked: list[str]) -> str:
@@ -81,7 +82,7 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
                         raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
                                           "Try a lighter page or another source.", "timeout")
                 content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated)
+                return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated, response.charset_encoding)
     except httpx.TimeoutException:
         raise ToolFailure(f"{url} did not answer within {timeout_s:.0f}s. Try again later or use another source.", "timeout") from None
     except httpx.TooManyRedirects:
@@ -117,15 +118,25 @@ def render(page: Download) -> str:
                               "Look for a smaller version or an HTML page with the same content.", "size_limit")
         return f"URL: {page.url}\n" + pdf_to_text(body, label="PDF")
     if "html" in page.content_type or (not page.content_type and b"<html" in body[:2000].lower()):
-        html, _ = decode_text(body)
+        html = _decode(page)
         title = html_title(html)
         text = html_to_markdown(html, url=page.url)
         head = f"URL: {page.url}\n" + (f"Title: {title}\n" if title else "")
         return head + "\n" + (text or "(no readable text found on the page; it may need JavaScript)") + note
     if _is_texty(page):
-        text, _ = decode_text(body)
+        text = _decode(page)
         return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(text)}{note}"
     return _save_binary(page)
+
+
+def _decode(page: Download) -> str:
+    """The body as text: the charset the server declared, else detection."""
+    if page.charset:
+        try:
+            return page.body.decode(page.charset, errors="replace")
+        except LookupError:  # an unknown charset name
+            pass
+    return decode_text(page.body)[0]
 
 
 def _is_texty(page: Download) -> bool:

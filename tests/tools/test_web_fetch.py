@@ -146,3 +146,10 @@ def test_scheme_less_url_gets_https(settings):
     assert check_url("example.org/page", []) == "https://example.org/page"
     with pytest.raises(ToolFailure):
         check_url("mailto:someone@example.org", [])
+
+
+def test_declared_charset_is_honoured(settings):
+    page = "<html><head><title>Ç</title></head><body><p>Crème brûlée à la française, très bien.</p></body></html>"
+    with LocalWebServer({"/latin": Reply(200, page.encode("latin-1"), "text/html; charset=iso-8859-1")}) as server:
+        out = _fetch_tool(settings).invoke({"url": server.url("/latin")})
+    assert "Crème brûlée à la française" in out
