@@ -103,7 +103,7 @@ def _status_message(status: int, reason: str, url: str) -> str:
     return f"HTTP {status} {reason} for {url}: {hint}."
 
 
-def render(page: Download) -> str:
+def render(page: Download, char_budget: int | None = None) -> str:
     """The downloaded body as text for the model (HTML, PDF, text) or a pointer to a saved file."""
     from tools.pdf import pdf_to_text
 
@@ -116,7 +116,7 @@ def render(page: Download) -> str:
         if page.truncated:
             raise ToolFailure(f"the PDF at {page.url} is larger than {human_size(len(body))}, the download limit. "
                               "Look for a smaller version or an HTML page with the same content.", "size_limit")
-        return f"URL: {page.url}\n" + pdf_to_text(body, label="PDF")
+        return f"URL: {page.url}\n" + pdf_to_text(body, label="PDF", char_budget=char_budget)
     if "html" in page.content_type or (not page.content_type and b"<html" in body[:2000].lower()):
         html = _decode(page)
         title = html_title(html)

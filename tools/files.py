@@ -54,7 +54,7 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int, dept
     if kind == "pdf":
         from tools.pdf import pdf_to_text
 
-        return pdf_to_text(path, label=path.name)
+        return pdf_to_text(path, label=path.name, char_budget=budget)
     if kind == "excel":
         from tools.excel import read_spreadsheet
 

@@ -21,8 +21,12 @@ from tools.tables import markdown_table
 MAX_PAGES = 200  # beyond this the output is cut anyway; parsing more only burns the time budget
 
 
-def pdf_to_text(source: Path | bytes, label: str = "PDF") -> str:
-    """Every page as '--- Page N ---' + text, then its tables as markdown; ToolFailure when unreadable."""
+def pdf_to_text(source: Path | bytes, label: str = "PDF", char_budget: int | None = None) -> str:
+    """Every page as '--- Page N ---' + text, then its tables as markdown; ToolFailure when unreadable.
+
+    Parsing stops once `char_budget` characters are produced (the rest could not be shown anyway),
+    with a note saying which pages were left and how to read them.
+    """
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
@@ -50,8 +54,12 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF") -> str:
             raise ToolFailure(f"{label}: cannot read its pages ({type(exc).__name__}); the file is damaged.", "corrupt_file") from None
         total = len(pages)
         parts = [f"{label}: {total} page{'s' if total != 1 else ''}"]
-        empty_pages = 0
+        empty_pages, produced, stopped_at = 0, 0, None
         for number, page in enumerate(pages[:MAX_PAGES], start=1):
+            if char_budget is not None and produced > char_budget:
+                stopped_at = number
+                break
+            before = len(parts)
             parts.append(f"--- Page {number} ---")
             try:
                 text = (page.extract_text() or "").strip()
@@ -66,10 +74,14 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF") -> str:
                 parts.append(text)
             for index, table in enumerate(tables, start=1):
                 parts.append(f"\nTable {index} on page {number}:\n" + markdown_table(table[0], table[1:]))
+            produced += sum(len(p) + 1 for p in parts[before:])
             page.close()
-        if total > MAX_PAGES:
+        if stopped_at is not None:
+            parts.append(f"…[pages {stopped_at}–{total} not parsed: the output limit is reached. To read a later page, use "
+                         f"run_python: pdfplumber.open(path).pages[N - 1].extract_text()]")
+        elif total > MAX_PAGES:
             parts.append(f"…[{total - MAX_PAGES} more pages not parsed]")
-        if total and empty_pages == min(total, MAX_PAGES):
+        if total and stopped_at is None and empty_pages == min(total, MAX_PAGES):
             parts.append(_scanned_note(data))
     return "\n".join(parts)
 
@@ -101,6 +113,8 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
     except ImportError as exc:
         raise MissingDependency(["parse_pdf"], f"pdfplumber is not installed ({exc}); run `pip install pdfplumber`.") from None
 
+    budget = settings.MAX_FILE_SIZE
+
     @tool
     def parse_pdf(path: str, config: RunnableConfig) -> str:
         """Extract the text of a PDF file page by page, with its tables as markdown tables.
@@ -111,6 +125,6 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
             path: Absolute path of the PDF file (an attachment's path as given in the task).
         """
         file = resolve_path(path, config)
-        return pdf_to_text(file, label=f"{file.name} ({human_size(file.stat().st_size)})")
+        return pdf_to_text(file, label=f"{file.name} ({human_size(file.stat().st_size)})", char_budget=budget)
 
     return [parse_pdf]

@@ -78,6 +78,6 @@ def make_web_tools(settings: Settings) -> list[BaseTool]:
             url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
         """
         target = check_url(url, blocked)
-        return render(download(target, budget_s, blocked))
+        return render(download(target, budget_s, blocked), char_budget=settings.MAX_FILE_SIZE)
 
     return [web_search, fetch_webpage]

@@ -62,6 +62,23 @@ def test_pdf_pages_are_headed_and_table_is_markdown(parse_pdf, files):
     assert "| Item | Count | Price |\n|---|---|---|\n| Apples | 12 | 0.50 |\n| Pears | 7 | 0.75 |\n| Plums | 30 | 0.20 |" in table
 
 
+def test_long_pdf_stops_parsing_at_the_output_budget(tmp_path):
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for number in range(1, 41):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, f"Page marker {number}. " + "Lorem ipsum dolor sit amet. " * 40)
+    path = tmp_path / "long.pdf"
+    pdf.output(str(path))
+    settings = load_settings(MAX_FILE_SIZE=3000)
+    out = make_pdf_tools(settings)[0].invoke({"path": str(path)})
+    assert ": 40 pages" in out and "Page marker 1." in out and "Page marker 40." not in out
+    assert "not parsed: the output limit is reached" in out and "–40 not parsed" in out
+    assert "pdfplumber.open(path).pages[N - 1].extract_text()" in out
+
+
 def test_encrypted_pdf(parse_pdf, settings, files):
     outcome = run_tool(parse_pdf, {"path": str(files["locked.pdf"])}, settings)
     assert not outcome.ok and outcome.error_kind == "encrypted" and "password-protected" in outcome.output
