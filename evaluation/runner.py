@@ -144,7 +144,7 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
     )
 
 
-def _solve(pipeline: "Pipeline", sample: Sample, use_rag: bool) -> Solution:
+def solve_sample(pipeline: "Pipeline", sample: Sample, use_rag: bool) -> Solution:
     """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing."""
     file_path = str(sample.file_path) if sample.file_path else None
     try:
@@ -154,8 +154,8 @@ def _solve(pipeline: "Pipeline", sample: Sample, use_rag: bool) -> Solution:
                         error=f"internal error: {type(exc).__name__}: {exc}")
 
 
-class _Tracker:
-    """Counts for Progress, updated from the collecting thread only."""
+class ProgressTracker:
+    """Counts for Progress (done, correct, ETA), updated from one thread."""
 
     def __init__(self, total: int, previous: list[TaskRecord]) -> None:
         self.total, self.done = total, len(previous)
@@ -181,7 +181,7 @@ class _Tracker:
                         None if eta is None else round(eta, 1), last)
 
 
-def _notify(on_progress: ProgressCallback | None, progress: Progress) -> None:
+def notify(on_progress: ProgressCallback | None, progress: Progress) -> None:
     if on_progress is None:
         return
     try:
@@ -217,8 +217,8 @@ def run_batch(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, se
     if todo:
         pipeline.preload()
     gated = pipeline.with_gate(limiter)
-    tracker = _Tracker(len(unique), previous)
-    _notify(on_progress, tracker.progress())
+    tracker = ProgressTracker(len(unique), previous)
+    notify(on_progress, tracker.progress())
 
     def work(sample: Sample) -> TaskRecord | None:
         if stop.is_set() or not spacer.wait_turn():
@@ -226,7 +226,7 @@ def run_batch(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, se
         started = time.time()
         solutions: list[Solution] = []
         for _ in range(settings.TASK_RETRY_MAX + 1):
-            solutions.append(_solve(gated, sample, config.use_rag))
+            solutions.append(solve_sample(gated, sample, config.use_rag))
             if stop.is_set() and solutions[-1].error:
                 return None  # cut short by the stop (its model request was refused): a resume runs it again
             if not solutions[-1].error or stop.is_set():
@@ -243,7 +243,7 @@ def run_batch(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, se
                 for future in finished:
                     record = future.result()
                     if record is not None:
-                        _notify(on_progress, tracker.add(record))
+                        notify(on_progress, tracker.add(record))
         except BaseException:
             stop.set()  # KeyboardInterrupt or a failed checkpoint write: let nothing new start
             raise
