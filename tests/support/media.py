@@ -71,7 +71,7 @@ def make_speech(path: Path, text: str = SPEECH_TEXT, *, speed: int = 140) -> Pat
     subprocess.run(["espeak-ng", "-v", "en-us", "-s", str(speed), "-w", str(wav), text], check=True,
                    capture_output=True, timeout=60)
     if wav != path:
-        subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-i", str(wav), "-ar", "16000", "-ac", "1", str(path)],
+        subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-i", str(wav), "-ac", "1", str(path)],
                        check=True, capture_output=True, timeout=60)
         wav.unlink()
     return path

@@ -1,0 +1,113 @@
+"""`python -m tools`: list the active tools, or run one tool exactly as the agent would.
+
+    python -m tools list                                     # active tools by tier, and why any is missing
+    python -m tools call run_python --args-json '{"code": "print(6 * 7)"}'
+    python -m tools call read_file --args-json '{"path": "/data/x.xlsx"}' --attachment /data/x.xlsx
+    echo '{"code": "print(1)"}' | python -m tools call run_python --args-json -
+
+`call` goes through `tools.executor.run_tool` with the attachments in `configurable.attachments`,
+so timeouts, output truncation and error observations are the agent's. Exit status: 0 the tool
+succeeded, 1 the tool reported a failure, 2 bad usage, bad configuration or the tool is unavailable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from config import ConfigError, Settings, get_settings
+from tools.executor import run_tool
+from tools.registry import FACTORIES, ToolRegistry, build_registry
+
+
+def _list(settings: Settings, as_json: bool) -> int:
+    registry = build_registry(settings)
+    tier_of = {name: tier for tier, names in registry.tiers.items() for name in names}
+    if as_json:
+        print(json.dumps({"tools": [{"name": t.name, "tier": tier_of.get(t.name)} for t in registry.tools],
+                          "missing": registry.missing}, ensure_ascii=False))
+        return 0
+    for tool in registry.tools:
+        summary = (tool.description or "").strip().splitlines()[0] if tool.description else ""
+        print(f"{tool.name:<18} [{tier_of.get(tool.name, '?')}]  {summary}")
+    for name, why in registry.missing.items():
+        print(f"{name:<18} [missing]  {why}")
+    return 0
+
+
+def _find(settings: Settings, name: str) -> tuple[Any, ToolRegistry]:
+    """Build factories one at a time until one provides `name` (so `call` does not load every tool)."""
+    seen = ToolRegistry()
+    for factory in FACTORIES:
+        registry = build_registry(settings, factories=[factory])
+        seen.missing.update(registry.missing)
+        seen.tools += registry.tools
+        if (found := registry.get(name)) is not None:
+            return found, seen
+    return None, seen
+
+
+def _read_args(raw: str) -> dict[str, Any]:
+    text = sys.stdin.read() if raw == "-" else raw
+    value = json.loads(text or "{}")
+    if not isinstance(value, dict):
+        raise ValueError("--args-json must be a JSON object, e.g. '{\"code\": \"print(1)\"}'")
+    return value
+
+
+def _call(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        tool_args = _read_args(args.args_json)
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
+        print(f"error: bad --args-json: {exc}", file=sys.stderr)
+        return 2
+    attachments = []
+    for raw in args.attachment or []:
+        path = Path(raw).expanduser().resolve()
+        if not path.exists():
+            print(f"error: --attachment {raw}: no such file", file=sys.stderr)
+            return 2
+        attachments.append(str(path))
+    tool, seen = _find(settings, args.name)
+    if tool is None:
+        if args.name in seen.missing:
+            print(f"error: {args.name} is unavailable: {seen.missing[args.name]}", file=sys.stderr)
+        else:
+            print(f"error: no tool named {args.name!r}; active tools: {', '.join(seen.names) or '(none)'}",
+                  file=sys.stderr)
+        return 2
+    outcome = run_tool(tool, tool_args, settings, config={"configurable": {"attachments": attachments}})
+    if args.json:
+        print(json.dumps({"tool": args.name, "ok": outcome.ok, "output": outcome.output,
+                          "error_kind": outcome.error_kind, "duration_s": round(outcome.duration_s, 4),
+                          "truncated_chars": outcome.truncated_chars}, ensure_ascii=False))
+    else:
+        print(outcome.output.rstrip("\n"))
+    return 0 if outcome.ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m tools", description="List the agent's tools or run one.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_list = sub.add_parser("list", help="print the active tools, their tier, and why any is missing")
+    p_list.add_argument("--json", action="store_true", help="print one JSON object")
+    p_call = sub.add_parser("call", help="run one tool as the agent would and print its observation")
+    p_call.add_argument("name", help="tool name, e.g. run_python")
+    p_call.add_argument("--args-json", default="{}", help="the tool's arguments as a JSON object ('-' reads stdin)")
+    p_call.add_argument("--attachment", action="append", help="a task attachment the tool may read (repeatable)")
+    p_call.add_argument("--json", action="store_true", help="print the outcome (output, ok, error kind, timing) as JSON")
+    args = parser.parse_args(argv)
+    try:
+        settings = get_settings()
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    return _list(settings, args.json) if args.command == "list" else _call(settings, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
