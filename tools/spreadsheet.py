@@ -115,7 +115,13 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
         return title + "\n(this sheet is empty)"
     letters = [column_letter(j) for j in range(n_cols)]
     out = [title]
-    if _header_is_labels(rows):
+    valueless = all(v is None or (isinstance(v, str) and not v.strip()) for r in rows for v in r)
+    if valueless:
+        out.append("(no cell holds a value; the sheet carries only formatting, listed below)")
+        rows = []
+    if not rows:
+        header, first = ["Row"] + letters, 1
+    elif _header_is_labels(rows):
         header = ["Row"] + [f"{L}: {cell_text(v)}" if v not in (None, "") else L for L, v in zip(letters, rows[0])]
         first = 2
         out.append("Row 1 holds the column labels (shown in the table header); data rows keep their sheet row numbers.")
@@ -123,7 +129,8 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
         header, first = ["Row"] + letters, 1
     body_rows = rows[first - 1:]
     shown = body_rows[:max_rows]
-    out.append(markdown_table(header, [[first + i] + r for i, r in enumerate(shown)]))
+    if shown:
+        out.append(markdown_table(header, [[first + i] + r for i, r in enumerate(shown)]))
     hidden_rows = len(body_rows) - len(shown) + sheet.unscanned_rows
     if hidden_rows > 0:
         cut_from = first + len(shown)
@@ -135,9 +142,31 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
         out.append("Merged cells: " + ", ".join(sheet.merged[:50]))
     if sheet.fills:
         out.extend(_cell_lists(sheet.fills, "Cell fill colours"))
+        # The map helps spatial questions (paths over coloured cells); a handful of cells reads fine as a list.
+        grid = _fill_grid(sheet.fills) if valueless or len(sheet.fills) >= 10 else None
+        if grid:
+            out.append(grid)
     if sheet.font_colours:
         out.extend(_cell_lists(sheet.font_colours, "Font colours (non-default)"))
     return "\n".join(out)
+
+
+def _fill_grid(fills: dict[str, str], max_rows: int = 60, max_cols: int = 40) -> str | None:
+    """A compact map of fill colours (one code letter per colour) for spatial questions; None if too large."""
+    rows = max(_row_of(ref) for ref in fills)
+    cols = max(_col_of(ref) for ref in fills)
+    if rows > max_rows or cols > max_cols:
+        return None
+    counts: dict[str, int] = {}
+    for rgb in fills.values():
+        counts[rgb] = counts.get(rgb, 0) + 1
+    codes = {rgb: "abcdefghijklmnopqrstuvwxyz"[i] if i < 26 else "?" for i, rgb in
+             enumerate(sorted(counts, key=lambda c: -counts[c]))}
+    legend = ", ".join(f"{code} = #{rgb} (≈{colour_name(rgb)})" for rgb, code in codes.items())
+    table = [[r] + [codes.get(fills.get(f"{column_letter(c)}{r}", ""), ".") for c in range(cols)]
+             for r in range(1, rows + 1)]
+    return (f"Fill colour map ({legend}; . = no fill):\n"
+            + markdown_table(["Row"] + [column_letter(c) for c in range(cols)], table))
 
 
 def _row_of(ref: str) -> int:

@@ -132,14 +132,18 @@ def test_fill_colours_are_listed_per_colour(parse_excel, files):
     assert f"- #{fx.GREEN} (≈green), 2 cells: A4, A5" in out
     assert f"- #{fx.YELLOW} (≈yellow), 1 cell: B3" in out
     assert "- #4F81BD (≈blue), 1 cell: C6" in out  # theme colour accent1 resolved from the theme
+    assert "Fill colour map" not in out  # four coloured cells read fine as a list
     assert "Font colours (non-default) (1 cell, 1 colour):\n- #FF0000 (≈red), 1 cell: A2" in out
 
 
 def test_colour_only_sheet_keeps_its_grid(parse_excel, files):
     out = parse_excel.invoke({"path": str(files["grid.xlsx"])})
     assert '"Map" — 4 rows × 4 columns (A1:D4)' in out
-    assert "| Row | A | B | C | D |" in out and "| 4 |  |  |  |  |" in out
+    assert "no cell holds a value" in out and "| 4 |  |  |  |  |" not in out
     assert f"- #{fx.GREEN} (≈green), 3 cells: A1, B2, C3" in out and f"- #{fx.RED} (≈red), 1 cell: D4" in out
+    assert f"a = #{fx.GREEN} (≈green), b = #{fx.RED} (≈red); . = no fill" in out
+    assert "| Row | A | B | C | D |\n|---|---|---|---|---|\n| 1 | a | . | . | . |\n| 2 | . | a | . | . |" in out
+    assert "| 4 | . | . | . | b |" in out
 
 
 def test_long_sheets_are_cut_with_a_note(files):
