@@ -40,6 +40,9 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
                               "corrupt or another format; try read_file on it to see what it is.", "corrupt_file")
         sheets, kind = [_load_csv(data, path.name)], "CSV"
     elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        if suffix in (".xlsx", ".xlsm") and b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00" in data:
+            raise ToolFailure(f"{path.name} is a password-protected (encrypted) workbook; it cannot be read without the "
+                              "password. Look for the data elsewhere.", "encrypted")
         sheets, kind = _load_xls(path), "Excel 97-2003 workbook (.xls)"
     elif data[:2] == b"PK":
         sheets, kind = _load_xlsx(path, max(SCAN_ROWS, max_rows + 1)), "Excel workbook"

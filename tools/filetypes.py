@@ -105,6 +105,11 @@ def classify(path: Path, head: bytes) -> tuple[Kind, str]:
                             "excel": "Excel workbook"}[by_ext]
         if by_ext == "audio" and kind in ("audio", "video"):
             return "audio", description  # .m4a has an MP4 container
+        if head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" and path.suffix.lower() != ".xls":
+            # The same container holds .doc/.ppt and password-protected .xlsx/.docx/.pptx.
+            if by_ext in ("excel", "docx", "pptx"):
+                return "binary", f"password-protected (encrypted) Office file, although named {path.suffix.lower()}"
+            return "binary", "legacy Microsoft Office file (.doc/.ppt), which no tool here reads"
         return kind, description
     if looks_binary(head):
         return "binary", "binary data of unknown format"

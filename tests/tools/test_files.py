@@ -224,3 +224,13 @@ def test_large_text_is_truncated_by_the_executor_with_a_marker(tmp_path):
     big.write_text("0123456789\n" * 1000)
     outcome = run_tool(tool, {"path": str(big)}, settings)
     assert outcome.ok and outcome.truncated_chars > 10_000 and "…[truncated:" in outcome.output
+
+
+@pytest.mark.parametrize("name, fragment", [("old.doc", "legacy Microsoft Office file"),
+                                            ("locked.docx", "password-protected (encrypted) Office file")])
+def test_ole_containers_are_named(tmp_path, name, fragment):
+    path = tmp_path / name
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600))
+    with pytest.raises(ToolFailure, match="looks like a binary file") as failure:
+        read_path(path)
+    assert fragment in str(failure.value)
