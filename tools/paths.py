@@ -11,12 +11,14 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 from tools.executor import ToolFailure
 
 _workspace: Path | None = None
+_workspace_lock = threading.Lock()  # tools run concurrently in batch mode
 
 
 def attachments_of(config: Any) -> list[Path]:
@@ -47,10 +49,11 @@ def resolve_path(path: str, config: Any = None) -> Path:
 def workspace_dir() -> Path:
     """A process-lifetime temporary directory for extracted and downloaded files (removed at exit)."""
     global _workspace
-    if _workspace is None or not _workspace.is_dir():
-        _workspace = Path(tempfile.mkdtemp(prefix="gaia-files-"))
-        atexit.register(shutil.rmtree, _workspace, True)
-    return _workspace
+    with _workspace_lock:
+        if _workspace is None or not _workspace.is_dir():
+            _workspace = Path(tempfile.mkdtemp(prefix="gaia-files-"))
+            atexit.register(shutil.rmtree, _workspace, True)
+        return _workspace
 
 
 def fresh_subdir(label: str) -> Path:
