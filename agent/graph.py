@@ -4,8 +4,10 @@
                      ├─(no tool calls, or the model failed)→ END
                      └─(tool calls at the cap)→ final_answer → END
 
-Nodes write typed trace events to LangGraph's stream writer as they happen, so a caller streaming
-with `stream_mode="custom"` sees every model call, retry, tool call and result live.
+Nodes hand typed trace events to `RunContext.emit` the moment they happen, so the caller sees every
+model call, retry, tool call and result live (the pipeline runs the graph in a worker thread and
+yields from a queue; this also lets LangGraph run each single-task step inline, without a thread
+pool per run).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from agent.answer import message_text
 from agent.events import ErrorEvent, Event, IterationCap, ModelCall, Retry, ToolCall, ToolResult
 from agent.llm import Failure, LLMCallError, call_model
 from agent.prompts import FINAL_ANSWER_REQUEST
-from agent.state import AgentState, RunContext
+from agent.state import AgentState, RunCancelled, RunContext
 from tools.executor import ToolOutcome, run_tool
 from tools.registry import ToolRegistry
 
@@ -34,18 +36,18 @@ def build_graph(registry: ToolRegistry) -> CompiledStateGraph:
     """Compile the loop over the registry's tools; the model, gate and limits come per run (RunContext)."""
 
     def assistant(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, emit = runtime.context, runtime.stream_writer
+        ctx, emit = _begin(runtime)
         iteration = state.get("iterations", 0) + 1
         return _model_turn(ctx, emit, ctx.model, list(state["messages"]), iteration, final=False)
 
     def tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, emit = runtime.context, runtime.stream_writer
+        ctx, emit = _begin(runtime)
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
         return {"messages": _run_tool_calls(last, registry, ctx, emit)}
 
     def final_answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, emit = runtime.context, runtime.stream_writer
+        ctx, emit = _begin(runtime)
         emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=state.get("iterations", 0)))
         request = HumanMessage(content=FINAL_ANSWER_REQUEST)
         messages = _without_dangling_calls(list(state["messages"])) + [request]
@@ -72,6 +74,13 @@ def build_graph(registry: ToolRegistry) -> CompiledStateGraph:
     graph.add_edge("tools", "assistant")
     graph.add_edge("final_answer", END)
     return graph.compile()
+
+
+def _begin(runtime: Runtime[RunContext]) -> tuple[RunContext, Callable[[Event], None]]:
+    ctx = runtime.context
+    if ctx.cancelled.is_set():
+        raise RunCancelled()
+    return ctx, ctx.emit
 
 
 def recursion_limit(max_iterations: int) -> int:

@@ -7,8 +7,10 @@ No exception escapes either: failures end the run with an `ErrorEvent` and an em
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextvars
 import dataclasses
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
@@ -34,6 +36,18 @@ from tools.registry import FACTORIES, ToolRegistry, build_registry
 # (the knowledge base is shared by pipeline copies with different gates).
 _RUN_GATE: contextvars.ContextVar[RequestGate | None] = contextvars.ContextVar("run_gate", default=None)
 _RUN_SINK: contextvars.ContextVar[list[Event] | None] = contextvars.ContextVar("run_sink", default=None)
+
+
+# Threads that drive graph runs; idle ones are reused across runs.
+_RUNNER = cf.ThreadPoolExecutor(max_workers=256, thread_name_prefix="agent-run")
+
+
+@dataclass
+class _Finished:
+    """End-of-run marker on a run's event queue: the final graph state, or what went wrong."""
+
+    state: dict[str, Any] | None
+    error: BaseException | None = None
 
 
 @dataclass
@@ -116,9 +130,13 @@ class Pipeline:
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
                history: list[dict] | None = None, use_rag: bool = True) -> Iterator[Event]:
         """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent."""
+        return self._events(question, file_path, task_id, history, use_rag, live=True)
+
+    def _events(self, question: str, file_path: str | None, task_id: str | None, history: list[dict] | None,
+                use_rag: bool, *, live: bool) -> Iterator[Event]:
         started = time.monotonic()
         try:
-            for event in self._run(question, file_path, task_id, history, use_rag, started):
+            for event in self._run(question, file_path, task_id, history, use_rag, started, live):
                 yield self._redacted(event)
         except Exception as exc:  # noqa: BLE001 - the contract: no exception escapes a run
             message = f"internal error: {type(exc).__name__}: {exc}"
@@ -128,12 +146,12 @@ class Pipeline:
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
               history: list[dict] | None = None, use_rag: bool = True) -> Solution:
         """Answer `question` and return the collected Solution (answer, source, tokens, trace)."""
-        events = list(self.stream(question, file_path, task_id, history=history, use_rag=use_rag))
+        events = list(self._events(question, file_path, task_id, history, use_rag, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
         return Solution.from_events(question, events, task_id=task_id, file_path=path)
 
     def _run(self, question: str, file_path: str | None, task_id: str | None, history: list[dict] | None,
-             use_rag: bool, started: float) -> Iterator[Event]:
+             use_rag: bool, started: float, live: bool) -> Iterator[Event]:
         def elapsed() -> float:
             return round(time.monotonic() - started, 4)
 
@@ -168,16 +186,33 @@ class Pipeline:
         instruction = decision.file_route.instruction if decision.file_route else None
         messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *_history_messages(history),
                                        HumanMessage(content=task_message(question, instruction, decision.rag_context))]
+        inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         ctx = RunContext(settings=s, model=parts.tool_model, final_model=parts.llm, gate=self.gate,
-                         attachments=[decision.file_route.path] if decision.file_route else [], started=started)
-        final_state: dict[str, Any] = {}
-        for mode, chunk in parts.graph.stream({"messages": messages, "iterations": 0},
-                                              config={"recursion_limit": recursion_limit(s.MAX_ITERATIONS)},
-                                              context=ctx, stream_mode=["custom", "values"]):
-            if mode == "custom":
-                yield chunk
-            else:
-                final_state = chunk
+                         attachments=[decision.file_route.path] if decision.file_route else [], started=started,
+                         emit=inbox.put)
+        graph = parts.graph
+        config = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
+
+        def drive() -> None:
+            try:
+                inbox.put(_Finished(graph.invoke({"messages": messages, "iterations": 0}, config=config, context=ctx)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
+                inbox.put(_Finished(None, exc))
+
+        if live:
+            # The graph runs in a pooled thread and its nodes emit into `inbox`, so each event reaches
+            # the caller as it happens while LangGraph runs each step inline (no thread pool per run).
+            _RUNNER.submit(contextvars.copy_context().run, drive)
+        else:
+            drive()  # solve() collects everything anyway: skip the thread hand-offs
+        try:
+            while not isinstance(item := inbox.get(), _Finished):
+                yield item
+        finally:
+            ctx.cancelled.set()  # the caller stopped listening: end the run at the next node
+        if item.error is not None:
+            raise item.error
+        final_state: dict[str, Any] = item.state or {}
         if final_state.get("error"):
             return  # the node already emitted the ErrorEvent; the answer stays empty
         answer, method, raw = answer_from_messages(final_state.get("messages", []))

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, TypedDict
+from typing import Annotated, Callable, TypedDict
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
 from langgraph.graph.message import add_messages
 
+from agent.events import Event
 from agent.llm import RequestGate
 from config import Settings
 
@@ -40,7 +42,15 @@ class RunContext:
     """Absolute paths of the task's attachments (handed to tools through their RunnableConfig)."""
     started: float = field(default_factory=time.monotonic)
     """`time.monotonic()` at the start of the run; events carry seconds since then."""
+    emit: Callable[[Event], None] = lambda event: None
+    """Where nodes send trace events the moment they happen (the pipeline's queue)."""
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    """Set when the caller stopped listening; the next node ends the run instead of calling the model."""
 
     def elapsed(self) -> float:
         """Seconds since the run started."""
         return round(time.monotonic() - self.started, 4)
+
+
+class RunCancelled(Exception):
+    """The caller abandoned the run (closed the event stream); raised inside the graph to stop it."""

@@ -46,6 +46,10 @@ def truncate(text: str, limit: int) -> tuple[str, int]:
     return text[:limit] + f"\n…[truncated: {cut} of {len(text)} characters cut; ask for a narrower part]", cut
 
 
+# Idle threads are reused; a tool stuck past its timeout keeps its thread, so the cap is generous.
+_POOL = cf.ThreadPoolExecutor(max_workers=128, thread_name_prefix="tool")
+
+
 def _invoke(tool: BaseTool, args: dict[str, Any], config: RunnableConfig | None) -> Any:
     return tool.invoke(args, config=config)
 
@@ -56,9 +60,9 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
     start = time.monotonic()
     limit = settings.TOOL_TIMEOUT
     # A worker thread lets us stop waiting; tools that spawn processes (run_python) kill their own children.
-    pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"tool-{tool.name}")
+    # The pool is shared: starting a thread per call cost ~3 ms, more than most tools take.
     ctx = contextvars.copy_context()
-    future = pool.submit(ctx.run, _invoke, tool, args, config)
+    future = _POOL.submit(ctx.run, _invoke, tool, args, config)
     error_kind: str | None = None
     try:
         # A little grace so a tool that enforces TOOL_TIMEOUT itself can report its own, more precise message.
@@ -81,7 +85,7 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
         error_kind = "exception"
         text = f"Error: {tool.name} failed: {type(exc).__name__}: {_short(exc)}. Try different arguments or another tool."
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        future.cancel()  # no-op once running; drops a call still queued behind hung tools
     text = redact(text, settings)
     text, cut = truncate(text, settings.MAX_FILE_SIZE)
     if error_kind is None and text.startswith("Error:"):

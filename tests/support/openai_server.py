@@ -99,6 +99,8 @@ class ScriptedOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes; with Nagle on, delayed ACKs add ~40 ms per request.
+            disable_nagle_algorithm = True
 
             def log_message(self, *_: Any) -> None:  # keep test output clean
                 pass
