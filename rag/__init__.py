@@ -5,11 +5,22 @@ from __future__ import annotations
 from typing import Callable
 
 from config import Settings
+from rag.shortcut import FaissKnowledgeBase
+from rag.store import CorruptIndexError, Entry, KnowledgeBaseError, ModelMismatchError
 from rag.types import EmptyKnowledgeBase, KnowledgeBase, LookupResult, Match
 
-__all__ = ["EmptyKnowledgeBase", "KnowledgeBase", "LookupResult", "Match", "open_knowledge_base"]
+__all__ = [
+    "CorruptIndexError", "EmptyKnowledgeBase", "Entry", "FaissKnowledgeBase", "KnowledgeBase", "KnowledgeBaseError",
+    "LookupResult", "Match", "ModelMismatchError", "open_knowledge_base",
+]
 
 
 def open_knowledge_base(settings: Settings, hint_llm: Callable[[str], str] | None = None) -> KnowledgeBase:
-    """The knowledge base the settings point at (lazy: nothing heavy loads until the first lookup)."""
-    return EmptyKnowledgeBase()
+    """The knowledge base the settings point at (lazy: nothing heavy loads until the first lookup).
+
+    With RAG_ENABLED false every lookup misses. `hint_llm` (prompt -> text) writes solving hints for
+    low-similarity lookups when RAG_LLM_HINTS is true.
+    """
+    if not settings.RAG_ENABLED:
+        return EmptyKnowledgeBase(note="RAG_ENABLED is false")
+    return FaissKnowledgeBase(settings, hint_llm=hint_llm)

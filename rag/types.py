@@ -18,6 +18,8 @@ class Match:
     task_id: str | None = None
     source: str = ""
     level: int | None = None
+    file_name: str = ""
+    """Attachment the stored answer depends on ('' when none)."""
 
 
 @dataclass
@@ -43,14 +45,21 @@ class LookupResult:
 class KnowledgeBase(Protocol):
     """Anything the router can ask before the loop."""
 
-    def lookup(self, question: str, exclude_task_id: str | None = None) -> LookupResult:
-        """Find stored questions like `question`, never returning entries of `exclude_task_id`."""
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
+        """Find stored questions like `question`, never returning entries of `exclude_task_id`.
+
+        `file_name` is the attachment's file name (no directory) when the question comes with one: a stored
+        answer that depends on an attachment is answered directly only for the same file name.
+        """
         ...
 
 
 class EmptyKnowledgeBase:
-    """A knowledge base with nothing in it: every lookup misses."""
+    """A knowledge base with nothing in it (or switched off): every lookup misses."""
 
-    def lookup(self, question: str, exclude_task_id: str | None = None) -> LookupResult:
+    def __init__(self, note: str = "knowledge base is empty") -> None:
+        self.note = note
+
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
         """Always a miss."""
-        return LookupResult(tier="miss", note="knowledge base is empty")
+        return LookupResult(tier="miss", note=self.note)
