@@ -45,7 +45,7 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
                               "password. Look for the data elsewhere.", "encrypted")
         sheets, kind = _load_xls(path), "Excel 97-2003 workbook (.xls)"
     elif data[:2] == b"PK":
-        sheets, kind = _load_xlsx(path, max(SCAN_ROWS, max_rows + 1)), "Excel workbook"
+        sheets, kind = _load_xlsx(path, data, max(SCAN_ROWS, max_rows + 1)), "Excel workbook"
     else:
         raise ToolFailure(f"{path.name} is neither an Excel workbook nor a CSV file (unrecognised content). "
                           "Try read_file on it to see what it is.", "unsupported_type")
@@ -54,14 +54,16 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
     return "\n\n".join([header] + body)
 
 
-def _load_xlsx(path: Path, scan_rows: int) -> list[Sheet]:
+def _load_xlsx(path: Path, data: bytes, scan_rows: int) -> list[Sheet]:
     import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
 
     try:
-        values_wb = openpyxl.load_workbook(path, data_only=True)
+        # A file object, not the path: openpyxl refuses paths whose extension it does not know.
+        values_wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
         # Formulas are only needed for cells without a cached value; skip the second parse when there are none.
-        formulas_wb = openpyxl.load_workbook(path, data_only=False) if _has_formulas(path) else None
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError) as exc:
+        formulas_wb = openpyxl.load_workbook(io.BytesIO(data), data_only=False) if _has_formulas(path) else None
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError, TypeError) as exc:
         raise ToolFailure(f"{path.name} is not a readable .xlsx workbook ({type(exc).__name__}: {str(exc)[:120]}); "
                           "it may be corrupt or another format. Try read_file on it.", "corrupt_file") from None
     theme = _theme_colours(values_wb)

@@ -109,7 +109,8 @@ def render(page: Download, char_budget: int | None = None) -> str:
 
     body = page.body
     if not body:
-        return f"URL: {page.url}\n(the server returned an empty body, content type {page.content_type or 'unknown'})"
+        raise ToolFailure(f"{page.url} returned an empty body (content type {page.content_type or 'unknown'}). "
+                          "Try another source for the same information.", "empty_page")
     note = f"\n…[download stopped at {human_size(len(body))}; the rest of the page was not read]" if page.truncated else ""
     path_part = urlsplit(page.url).path.lower()
     if page.content_type == "application/pdf" or body[:5] == b"%PDF-" or (path_part.endswith(".pdf") and not _is_texty(page)):
@@ -148,12 +149,17 @@ def _save_binary(page: Download) -> str:
     name = Path(unquote(urlsplit(page.url).path)).name or "download"
     if not Path(name).suffix:
         name += mimetypes.guess_extension(page.content_type or "") or ".bin"
-    kind, description = classify(Path(name), page.body[:4096])
     if page.truncated:
+        _, description = classify(Path(name), page.body[:4096])
         return (f"URL: {page.url}\nThis is a {description} ({page.content_type or 'unknown type'}) larger than "
                 f"{human_size(len(page.body))}, the download limit; it was not saved.")
     target = fresh_subdir("download") / name
     target.write_bytes(page.body)
+    kind, description = classify(target, page.body[:4096])
+    proper = {"docx": ".docx", "pptx": ".pptx", "excel": ".xlsx"}.get(kind)
+    if proper and target.suffix.lower() not in (proper, ".xlsm", ".xls"):
+        target = target.rename(target.with_suffix(proper))  # so the next tool sees what it is
+        description = description.split(" (although")[0]
     tool = TOOL_ADVICE.get(kind) or f"call {_READER_FOR.get(kind, 'read_file')}(path) on it"
     return (f"URL: {page.url}\nNot a web page: {description} ({page.content_type or 'unknown type'}, "
             f"{human_size(len(page.body))}), saved to {target}: {tool}.")

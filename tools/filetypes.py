@@ -92,6 +92,24 @@ def looks_binary(head: bytes) -> bool:
     return controls / len(head) > 0.05
 
 
+def ooxml_kind(path: Path) -> Kind | None:
+    """'docx'/'pptx'/'excel' when the zip at `path` is an Office Open XML document, else None."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return None
+    for marker, kind in (("word/document.xml", "docx"), ("xl/workbook.xml", "excel"), ("ppt/presentation.xml", "pptx")):
+        if marker in names:
+            return kind  # type: ignore[return-value]
+    return None
+
+
+_OOXML_NAMES = {"docx": "Word document", "pptx": "PowerPoint presentation", "excel": "Excel workbook"}
+
+
 def classify(path: Path, head: bytes) -> tuple[Kind, str]:
     """The kind of the file and a short human description (e.g. ('excel', 'Excel workbook'))."""
     if not head:
@@ -101,8 +119,11 @@ def classify(path: Path, head: bytes) -> tuple[Kind, str]:
     if sniffed:
         description, kind = sniffed
         if kind == "zip" and by_ext in ("docx", "pptx", "excel"):
-            return by_ext, {"docx": "Word document", "pptx": "PowerPoint presentation",
-                            "excel": "Excel workbook"}[by_ext]
+            return by_ext, _OOXML_NAMES[by_ext]
+        if kind == "zip" and path.is_file():
+            inner = ooxml_kind(path)  # an Office file under a wrong or missing extension
+            if inner:
+                return inner, f"{_OOXML_NAMES[inner]} (although named {path.suffix.lower() or 'without extension'})"
         if by_ext == "audio" and kind in ("audio", "video"):
             return "audio", description  # .m4a has an MP4 container
         if head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" and path.suffix.lower() != ".xls":

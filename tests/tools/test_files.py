@@ -234,3 +234,13 @@ def test_ole_containers_are_named(tmp_path, name, fragment):
     with pytest.raises(ToolFailure, match="looks like a binary file") as failure:
         read_path(path)
     assert fragment in str(failure.value)
+
+
+def test_office_file_with_a_wrong_extension_is_read_as_what_it_is(tmp_path, files):
+    misnamed = tmp_path / "attachment.bin"
+    misnamed.write_bytes(files["deck.pptx"].read_bytes())
+    out = read_path(misnamed)
+    assert "PowerPoint presentation (although named .bin)" in out and "Whales counted: 14" in out
+    sheet = tmp_path / "sheet.dat"
+    sheet.write_bytes(files["sales.xlsx"].read_bytes())
+    assert "| 4 | Carol |" in read_path(sheet)

@@ -153,3 +153,20 @@ def test_declared_charset_is_honoured(settings):
     with LocalWebServer({"/latin": Reply(200, page.encode("latin-1"), "text/html; charset=iso-8859-1")}) as server:
         out = _fetch_tool(settings).invoke({"url": server.url("/latin")})
     assert "Crème brûlée à la française" in out
+
+
+def test_office_download_without_extension_is_recognised(settings, tmp_path):
+    from tests.support.fixtures import make_docx
+    from tools.files import read_path
+
+    with LocalWebServer({"/download": Reply(200, make_docx(tmp_path).read_bytes(), "application/octet-stream")}) as server:
+        out = _fetch_tool(settings).invoke({"url": server.url("/download")})
+    saved = Path(out.split("saved to ")[1].split(": call")[0])
+    assert "Not a web page: Word document" in out and saved.suffix == ".docx"
+    assert "Closing remark after the table." in read_path(saved)
+
+
+def test_empty_body_is_a_failure(settings):
+    with LocalWebServer({"/empty": Reply(200, b"")}) as server:
+        outcome = run_tool(_fetch_tool(settings), {"url": server.url("/empty")}, settings)
+    assert not outcome.ok and outcome.error_kind == "empty_page" and "empty body" in outcome.output
