@@ -1,0 +1,197 @@
+"""Command line: batch runs over GAIA, run comparison, and the Unit 4 scoring API.
+
+    python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
+        [--concurrency N] [--delay S] [--output-dir DIR] [--resume] [--no-rag]
+    python -m evaluation compare RUN_A RUN_B
+    python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
+
+Without --data-dir the split comes from the Hugging Face hub (HF_TOKEN, GAIA_REVISION). Ctrl-C stops
+gracefully: finished tasks are kept and `--resume --output-dir DIR` finishes the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from tqdm import tqdm
+
+from config import ConfigError, Settings, load_settings
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number
+
+
+def _non_negative(value: str) -> float:
+    number = float(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {number:g}")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The CLI's arguments (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m evaluation", description="Evaluate the GAIA agent.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a batch over a GAIA split and write results, details, summary, report")
+    run.add_argument("--data-dir", type=Path, help="local GAIA folder (with 2023/<split>/); default: the hub")
+    run.add_argument("--split", default="validation", choices=["validation", "test"])
+    run.add_argument("--level", type=int, choices=[1, 2, 3])
+    run.add_argument("--max-samples", type=_positive)
+    run.add_argument("--task-id", action="append", dest="task_ids", metavar="ID", help="repeatable")
+    run.add_argument("--concurrency", type=_positive, help="tasks at once (default BATCH_CONCURRENCY)")
+    run.add_argument("--delay", type=_non_negative, help="seconds between task starts at concurrency 1 "
+                                                         "(default BATCH_QUESTION_DELAY)")
+    run.add_argument("--output-dir", type=Path, help="run folder (default OUTPUT_DIR/<split>-<time>)")
+    run.add_argument("--resume", action="store_true", help="skip tasks already in the run folder's checkpoint")
+    run.add_argument("--no-rag", action="store_true", help="do not consult the knowledge base")
+
+    cmp = sub.add_parser("compare", help="fixed / regressed / unchanged tasks and accuracy per level of two runs")
+    cmp.add_argument("run_a", type=Path)
+    cmp.add_argument("run_b", type=Path)
+
+    api = sub.add_parser("api", help="answer the Unit 4 scoring API's questions, submitting after each task")
+    api.add_argument("--username", required=True, help="Hugging Face username")
+    api.add_argument("--agent-code", help="link to the agent's code (default: the Space's tree from SPACE_ID)")
+    api.add_argument("--concurrency", type=_positive)
+    return parser
+
+
+class ProgressBar:
+    """A tqdm bar fed by the runner's progress callbacks."""
+
+    def __init__(self, unit: str = "task") -> None:
+        self.bar: tqdm | None = None
+        self.unit = unit
+
+    def __call__(self, progress: Any) -> None:
+        if self.bar is None:
+            self.bar = tqdm(total=progress.total, initial=progress.done, unit=self.unit, dynamic_ncols=True,
+                            file=sys.stderr)
+        self.bar.n = progress.done
+        self.bar.set_postfix(correct=f"{progress.correct}/{progress.scored}", errors=progress.errors, refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _in_background(job: Callable[[threading.Event], Any]) -> Any:
+    """Run `job(stop)` in a thread; Ctrl-C sets `stop` (graceful) and a second Ctrl-C gives up waiting."""
+    stop = threading.Event()
+    finished = threading.Event()
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = job(stop)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, name="evaluation", daemon=True).start()
+    # Event.wait (not Thread.join) so that a Ctrl-C landing mid-wait leaves nothing in a half state.
+    try:
+        while not finished.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        stop.set()
+        print("\nstopping: no new task starts; waiting for the running ones (Ctrl-C again to quit now)…",
+              file=sys.stderr)
+        while not finished.wait(0.2):
+            pass
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from evaluation.runner import RunConfig, run_evaluation
+
+    config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
+                       task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
+                       output_dir=args.output_dir, resume=args.resume, use_rag=not args.no_rag)
+    bar = ProgressBar()
+    try:
+        result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))
+    finally:
+        bar.close()
+    s = result.summary
+    rate = "n/a" if s["exact_match_rate"] is None else f"{s['exact_match_rate']:.1%}"
+    print(f"exact match: {rate} ({s['correct']}/{s['scored']} scored, {s['total']} recorded, {s['errors']} errors) "
+          f"in {s['elapsed_s']:.1f} s")
+    for level, m in sorted(s["level_metrics"].items()):
+        acc = "n/a" if m.get("accuracy") is None else f"{m['accuracy']:.1%}"
+        print(f"  level {level}: {acc} ({m.get('correct', 0)}/{m.get('scored', m.get('total', 0))})")
+    for problem in result.submission_problems:
+        print(f"submission check: {problem}", file=sys.stderr)
+    print(f"output: {result.output_dir}")
+    if result.stopped:
+        print(f"stopped with {s['meta'].get('remaining')} task(s) left: finish with "
+              f"python -m evaluation run --resume --output-dir {result.output_dir} (and the same selection)")
+        return 130
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from evaluation.compare import compare_runs
+
+    print(compare_runs(args.run_a, args.run_b).to_markdown())
+    return 0
+
+
+def cmd_api(args: argparse.Namespace, settings: Settings) -> int:
+    if not settings.llm_configured:
+        raise ConfigError(settings.llm_missing_message())
+    from agent.pipeline import Pipeline
+    from evaluation.scoring_api import run_api_evaluation
+
+    agent_code = args.agent_code or (f"https://huggingface.co/spaces/{settings.SPACE_ID}/tree/main"
+                                     if settings.SPACE_ID else "")
+    if not agent_code:
+        raise ConfigError("Pass --agent-code URL (a link to your agent's code), or set SPACE_ID.")
+    bar = ProgressBar()
+    try:
+        result = _in_background(lambda stop: run_api_evaluation(
+            args.username, agent_code, Pipeline(settings), settings, concurrency=args.concurrency,
+            on_progress=bar, stop=stop))
+    finally:
+        bar.close()
+    for problem in result.errors:
+        print(f"problem: {problem}", file=sys.stderr)
+    data = result.to_dict()
+    print(data.get("message") or "no verdict")
+    print(f"verdicts known for {data['verdict_known']}/{data['answered']} task(s), {data['correct_known']} correct")
+    print(f"output: {result.output_dir}")
+    return 0 if result.response is not None else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (2 for configuration or input errors)."""
+    args = build_parser().parse_args(argv)
+    from evaluation.compare import CompareError
+    from evaluation.dataset import DatasetError
+    from evaluation.runner import RunError
+
+    try:
+        if args.command == "compare":
+            return cmd_compare(args)
+        settings = load_settings()
+        return cmd_run(args, settings) if args.command == "run" else cmd_api(args, settings)
+    except (ConfigError, RunError, DatasetError, CompareError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
