@@ -97,6 +97,12 @@ class Pipeline:
             if parts.knowledge_base is None:
                 parts.knowledge_base = self._open_knowledge_base()
             status["rag"] = _describe_kb(parts.knowledge_base, s)
+            warm = getattr(parts.knowledge_base, "warm", None)
+            if s.RAG_ENABLED and callable(warm):
+                try:
+                    warm()  # load the index and embedding model now rather than in the first question
+                except Exception as exc:  # noqa: BLE001 - lookups will report it too; the agent still runs
+                    status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
             parts.ready = True
             return dict(status)
 
@@ -261,6 +267,8 @@ def _history_messages(history: list[dict] | None) -> list[BaseMessage]:
             content = " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
         if not isinstance(content, str) or not content.strip():
             continue
+        if (turn.get("metadata") or {}).get("title"):
+            continue  # a rendered trace step (tool call, RAG note) in the chat UI, not something said
         if turn.get("role") == "user":
             out.append(HumanMessage(content=content))
         elif turn.get("role") == "assistant":

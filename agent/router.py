@@ -9,6 +9,7 @@ A failing knowledge base never ends the run: the failure is recorded in the look
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -43,7 +44,8 @@ def decide(question: str, file_path: str | None, task_id: str | None, *, setting
     events: list[Event] = []
     lookup: LookupResult | None = None
     if use_rag and settings.RAG_ENABLED and knowledge_base is not None:
-        lookup, event = _lookup(knowledge_base, question, task_id, settings)
+        file_name = Path(file_path).name if file_path else None
+        lookup, event = _lookup(knowledge_base, question, task_id, file_name, settings)
         event.elapsed_s = elapsed()
         events.append(event)
     elif not (use_rag and settings.RAG_ENABLED):
@@ -73,10 +75,12 @@ def decide(question: str, file_path: str | None, task_id: str | None, *, setting
     return Decision("agent", reason, rag_context=context, file_route=file_route, events=events)
 
 
-def _lookup(kb: KnowledgeBase, question: str, task_id: str | None, settings: Settings) -> tuple[LookupResult | None, RagLookup]:
+def _lookup(kb: KnowledgeBase, question: str, task_id: str | None, file_name: str | None,
+            settings: Settings) -> tuple[LookupResult | None, RagLookup]:
     start = time.monotonic()
     try:
-        result = kb.lookup(question, exclude_task_id=task_id)
+        # The attachment's name lets the knowledge base refuse a stored answer that belongs to another file.
+        result = kb.lookup(question, exclude_task_id=task_id, **({"file_name": file_name} if file_name else {}))
     except Exception as exc:  # noqa: BLE001 - a broken index must not stop the agent
         note = redact(f"lookup failed, continuing without RAG: {type(exc).__name__}: {exc}", settings)[:500]
         return None, RagLookup(tier="miss", excluded_task_id=task_id, note=note,

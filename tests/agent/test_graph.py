@@ -235,3 +235,41 @@ def test_answer_event_is_last_and_method_recorded() -> None:
     assert isinstance(events[-1], AnswerExtracted) and events[-1].method == "answer_label"
     assert all(not isinstance(e, IterationCap) for e in events)
     assert not any(isinstance(e, ToolCall) for e in events)
+
+
+def test_abandoned_stream_stops_the_run() -> None:
+    pipe, model = run([tool_call("slow_echo", text="a"), ai("FINAL ANSWER: never asked")])
+    events = pipe.stream("q")
+    for event in events:
+        if isinstance(event, ToolCall):
+            break
+    events.close()  # the UI went away while the tool runs
+    time.sleep(0.6)  # longer than the tool
+    assert len(model.calls) == 1  # the second model call was never made
+
+
+def test_stream_is_lazy_until_iterated() -> None:
+    pipe, model = run([ai("FINAL ANSWER: 1")])
+    events = pipe.stream("q")
+    time.sleep(0.05)
+    assert model.calls == []
+    assert [e.kind for e in events][-1] == "answer"
+
+
+def test_chat_ui_trace_steps_in_history_are_skipped() -> None:
+    pipe, model = run([ai("FINAL ANSWER: ok")])
+    pipe.solve("next", history=[{"role": "user", "content": "first"},
+                                {"role": "assistant", "content": "calculator(2+2)", "metadata": {"title": "🛠 calculator"}},
+                                {"role": "assistant", "content": [{"type": "text", "text": "4"}]}])
+    assert [m.content for m in model.calls[0][1:-1]] == ["first", "4"]
+
+
+def test_module_level_entry_points_use_the_default_pipeline(monkeypatch) -> None:
+    import agent
+    import agent.pipeline as pipeline_module
+
+    pipe, _ = run([ai("FINAL ANSWER: via default"), ai("FINAL ANSWER: streamed")])
+    monkeypatch.setattr(pipeline_module, "_default", pipe)
+    assert agent.default_pipeline() is pipe
+    assert agent.solve("q").answer == "via default"
+    assert [e for e in agent.stream("q")][-1].answer == "streamed"

@@ -16,9 +16,11 @@ class FakeKB:
     def __init__(self, result: LookupResult | Exception) -> None:
         self.result = result
         self.asked: list[tuple[str, str | None]] = []
+        self.file_names: list[str | None] = []
 
-    def lookup(self, question: str, exclude_task_id: str | None = None) -> LookupResult:
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
         self.asked.append((question, exclude_task_id))
+        self.file_names.append(file_name)
         if isinstance(self.result, Exception):
             raise self.result
         return self.result
@@ -105,7 +107,7 @@ class HintingKB:
     def __init__(self, hint_llm) -> None:
         self.hint_llm = hint_llm
 
-    def lookup(self, question: str, exclude_task_id: str | None = None) -> LookupResult:
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
         hint = self.hint_llm(f"Give a hint for: {question}")
         return LookupResult(tier="hints", context=f"Hint: {hint}")
 
@@ -156,3 +158,31 @@ def test_broken_open_knowledge_base_falls_back_to_empty(monkeypatch) -> None:
     status = pipe.preload()
     assert "faiss index unreadable" in status["rag_error"]
     assert pipe.solve("q").answer == "ok"
+
+
+def test_attachment_name_is_passed_to_the_lookup(tmp_path) -> None:
+    attachment = tmp_path / "sales.xlsx"
+    attachment.write_bytes(b"x")
+    kb = FakeKB(LookupResult(tier="miss"))
+    pipe, _ = pipeline(kb, [ai("FINAL ANSWER: 1")])
+    pipe.solve("total sales?", file_path=str(attachment))
+    pipe, _ = pipeline(kb, [ai("FINAL ANSWER: 1")])
+    pipe.solve("no file")
+    assert kb.file_names == ["sales.xlsx", None]
+
+
+def test_preload_warms_the_knowledge_base_and_reports_failures() -> None:
+    class WarmKB(FakeKB):
+        warmed = 0
+
+        def warm(self) -> None:
+            WarmKB.warmed += 1
+            raise RuntimeError("index built with another embedding model")
+
+        def describe(self) -> str:
+            return "3 entries"
+
+    pipe, _ = pipeline(WarmKB(LookupResult(tier="miss")))
+    status = pipe.preload()
+    pipe.preload()
+    assert WarmKB.warmed == 1 and status["rag"] == "3 entries" and "another embedding model" in status["rag_error"]
