@@ -5,6 +5,10 @@ from __future__ import annotations
 from config import Settings
 from tools.search.base import ProviderError, ProviderUnavailable, SearchResult
 
+# Web engines ddgs fronts, DuckDuckGo first. Not "auto": that puts ddgs' wikipedia and grokipedia
+# (an AI-written encyclopedia) first; Wikipedia has its own provider here.
+BACKENDS = "duckduckgo,brave,yahoo,startpage,mojeek"
+
 
 class DuckDuckGoProvider:
     """Text search through `ddgs.DDGS`."""
@@ -16,7 +20,7 @@ class DuckDuckGoProvider:
         from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
         try:
-            hits = DDGS(timeout=max(1, int(timeout))).text(query, max_results=max_results)
+            hits = DDGS(timeout=max(1, int(timeout))).text(query, max_results=max_results, backend=BACKENDS)
         except RatelimitException:
             raise ProviderError("rate limited", rate_limited=True) from None
         except TimeoutException:
