@@ -20,35 +20,36 @@ class Route:
     tools: tuple[str, ...]
     how: dict[str, str]
     """Tool name -> how to use it on this file ({path} is replaced by the absolute path)."""
+    also: dict[str, str] = field(default_factory=dict)
+    """Tool name -> an extra sentence added when that tool is active too (a second way in)."""
 
 
+_PANDAS = ("For sums, filters or counts over many rows, use run_python with pandas "
+           "(pd.read_excel(\"{path}\", sheet_name=None) or pd.read_csv(\"{path}\")).")
 _SPREADSHEET = Route("spreadsheet", ("parse_excel", "run_python"), {
-    "parse_excel": "Call parse_excel(path=\"{path}\") to see every sheet with row and column labels "
-                   "(and cell colours); for sums, filters or counts over many rows, use run_python with pandas "
-                   "(pd.read_excel / pd.read_csv on \"{path}\").",
+    "parse_excel": "Call parse_excel(path=\"{path}\") to see every sheet with row and column labels (and cell colours).",
     "run_python": "Load it with run_python using pandas: pd.read_excel(\"{path}\", sheet_name=None) "
                   "(or pd.read_csv for .csv), then print what you need.",
-})
+}, also={"run_python": _PANDAS})
 _CSV = Route("csv", ("parse_excel", "run_python", "read_file"), {
     **_SPREADSHEET.how,
     "read_file": "Call read_file(path=\"{path}\") to read it as text.",
-})
+}, also={"run_python": _PANDAS})
 _PDF = Route("pdf", ("parse_pdf", "run_python"), {
     "parse_pdf": "Call parse_pdf(path=\"{path}\") to get its text per page and its tables.",
     "run_python": "Extract its text with run_python (e.g. pdfplumber or pypdf if importable) from \"{path}\".",
 })
 _IMAGE = Route("image", ("analyze_image", "image_ocr"), {
-    "analyze_image": "Call analyze_image(path=\"{path}\", question=...) to look at it with the vision model; "
-                     "use image_ocr(path=\"{path}\") when you need the exact text printed in it.",
+    "analyze_image": "Call analyze_image(path=\"{path}\", question=...) to look at it with the vision model.",
     "image_ocr": "Call image_ocr(path=\"{path}\") to read the text in it.",
-})
+}, also={"image_ocr": "Use image_ocr(path=\"{path}\") when you need the exact text printed in it."})
 _AUDIO = Route("audio", ("transcribe_audio",), {
     "transcribe_audio": "Call transcribe_audio(path=\"{path}\") to get a transcript.",
 })
 _PYTHON = Route("python", ("read_file", "run_python"), {
-    "read_file": "Call read_file(path=\"{path}\") to read the code; to run it, pass its code to run_python.",
+    "read_file": "Call read_file(path=\"{path}\") to read the code.",
     "run_python": "Read and run it with run_python (open(\"{path}\").read(), then exec or reason about it).",
-})
+}, also={"run_python": "To run it, pass its code to run_python."})
 _TEXTLIKE = Route("document", ("read_file", "run_python"), {
     "read_file": "Call read_file(path=\"{path}\") to read it.",
     "run_python": "Read it with run_python (open(\"{path}\", \"rb\")) and print what you need.",
@@ -98,7 +99,9 @@ def route_for(path: str | Path, active_tools: Iterable[str] | None = None) -> Fi
         instruction = (f"{head} No tool able to read it is active here (it needs one of: {wanted}); "
                        "say so and answer as best you can from the question.")
     else:
-        instruction = f"{head} {route.how[chosen].format(path=resolved)}"
+        extras = [text for tool, text in route.also.items()
+                  if tool != chosen and (active is None or tool in active)]
+        instruction = " ".join([head, *(text.format(path=resolved) for text in (route.how[chosen], *extras))])
         if active is not None and chosen != route.tools[0]:
             instruction += f" ({route.tools[0]} is not available here.)"
     return FileRoute(path=str(resolved), file_type=file_type, extension=ext, tools=list(route.tools),

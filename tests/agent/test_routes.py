@@ -74,3 +74,17 @@ def test_missing_file_is_flagged(tmp_path: Path) -> None:
 
 def test_without_registry_the_preferred_tool_is_named(tmp_path: Path) -> None:
     assert route_for(tmp_path / "a.flac").tool == "transcribe_audio"
+
+
+def test_second_way_in_is_named_only_when_active(tmp_path: Path) -> None:
+    with_python = route_for(tmp_path / "a.xlsx", ["parse_excel", "run_python"]).instruction
+    without = route_for(tmp_path / "a.xlsx", ["parse_excel"]).instruction
+    assert "run_python" in with_python and "pandas" in with_python
+    assert "run_python" not in without
+    assert "image_ocr" not in route_for(tmp_path / "a.png", ["analyze_image"]).instruction
+
+
+def test_odd_characters_in_the_path(tmp_path: Path) -> None:
+    path = tmp_path / "a {b} 'c'.txt"
+    path.write_text("x")
+    assert str(path) in route_for(path, ALL_TOOLS).instruction
