@@ -126,7 +126,7 @@ def classify_failure(exc: BaseException, settings: Settings) -> Failure:
         if retry_after is None and headers.get("retry-after-ms"):
             ms = parse_retry_after(headers.get("retry-after-ms"))
             retry_after = ms / 1000 if ms is not None else None
-        retriable = status == 429 or status >= 500 or status == 408
+        retriable = status == 429 or status >= 500
         label = "rate limited" if status == 429 else "server error" if status >= 500 else "request rejected"
         return Failure(retriable, f"HTTP {status} {label}: {_short(exc)}", status, retry_after)
     if isinstance(exc, (TimeoutError, ConnectionError)):
