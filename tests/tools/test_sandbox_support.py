@@ -9,6 +9,7 @@ from pathlib import Path
 from config import load_settings
 from tools.executor import ToolOutcome, run_tool
 from tools.sandbox import make_sandbox_tools
+from tools.sandbox.pool import SPARES
 
 NOBODY = 65534
 
@@ -21,19 +22,33 @@ def run(code: str, attachments: list[str | Path] = (), timeout: float = 10, **ov
     return run_tool(tool, {"code": code}, settings, config=config)
 
 
+def _status(pid: int | str) -> dict[str, str]:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return {k: v.strip() for k, _, v in (ln.partition(":") for ln in lines)}
+
+
+def _descends_from(pid: int, ancestors: set[int]) -> bool:
+    for _ in range(64):
+        ppid = int(_status(pid).get("PPid", "0") or 0)
+        if ppid in ancestors:
+            return True
+        if ppid <= 1:
+            return False
+        pid = ppid
+    return False
+
+
 def nobody_pids() -> list[int]:
-    """Live processes whose real uid is 65534 (sandbox children)."""
+    """Live processes whose real uid is 65534 (sandbox children), except the idle warm spares."""
+    spares = set(SPARES.spare_pids())
     pids = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{entry}/status").read_text()
-        except OSError:
-            continue
-        uid_line = next((ln for ln in status.splitlines() if ln.startswith("Uid:")), "")
-        if uid_line.split()[1:2] == [str(NOBODY)]:
-            pids.append(int(entry))
+        if entry.isdigit() and _status(entry).get("Uid", "").split()[:1] == [str(NOBODY)]:
+            if not _descends_from(int(entry), spares):
+                pids.append(int(entry))
     return pids
 
 

@@ -1,7 +1,8 @@
 """The Python sandbox: `run_python` executes model-written code in a confined child process.
 
-See `launcher.py` for what is enforced where (prlimit, bubblewrap namespaces, setpriv) and
-`runner.py` for the parent side (deadline, output caps, exit reasons).
+See `launcher.py` for what is enforced where (prlimit, bubblewrap namespaces, setpriv),
+`runner.py` for the parent side (deadline, output caps, exit reasons) and `pool.py` for the warm
+spares that hide the sandbox's start-up time.
 """
 
 from tools.sandbox.launcher import Limits, probe_namespaces

@@ -1,8 +1,9 @@
 """Run one program in a confined child: spawn, feed, capture with byte caps, enforce the deadline, classify.
 
-Spawn and wait happen in the calling thread: bwrap's `--die-with-parent` is tied to the thread that
-forked it, so a helper thread that exits early would kill the child. Only the pipe readers (and the
-stdin writer) are extra threads. Nothing the child prints is ever evaluated or unpickled.
+A cold child is spawned in the calling thread, which also waits for it: bwrap's `--die-with-parent`
+is tied to the thread that forked it, so a short-lived helper thread would kill the child. Warm
+spares come from the pool's long-lived spawner thread (`pool.py`). Only the pipe readers and the
+stdin writer are extra threads. Nothing the child prints is ever evaluated or unpickled.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import IO, Literal
 
 from tools.sandbox.launcher import NOBODY, Limits, bwrap_args, child_env, python_args, setpriv_args
+from tools.sandbox.pool import SPARES, attachment_key
 
 Reason = Literal["ok", "timeout", "memory", "output_limit", "file_size", "signal", "exit_code", "error"]
 Mode = Literal["strict", "degraded"]
@@ -94,33 +96,58 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+def _popen(cmd: list[str], *, cwd: str, env: dict[str, str], pass_fds: list[int]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds)
+    finally:
+        _cleanup(pass_fds, None)  # bwrap has its copies of the attachment descriptors
+
+
+def spawn_strict(attachments: list[str], limits: Limits) -> subprocess.Popen[bytes]:
+    """Start a strict sandbox whose interpreter waits for its program on stdin."""
+    mounts = bwrap_args(attachments, drop_with_setpriv=os.geteuid() == 0)
+    cmd = limits.prlimit_args() + mounts.args + python_args()
+    return _popen(cmd, cwd="/", env={"PATH": "/usr/bin:/bin"}, pass_fds=mounts.pass_fds)
+
+
 def run_sandboxed(code: str, *, limits: Limits, wall_seconds: float, attachments: list[str] | None = None,
-                  mode: Mode = "strict", output_cap: int = 64_000) -> SandboxResult:
-    """Execute `code` in a fresh confined Python process and return its output and exit reason."""
-    attachments = attachments or []
+                  mode: Mode = "strict", output_cap: int = 64_000, warm: bool = True) -> SandboxResult:
+    """Execute `code` in a fresh confined Python process and return its output and exit reason.
+
+    In strict mode with `warm`, an idle spare started earlier for the same attachments and limits is
+    used when there is one (see `pool.py`), and a replacement is requested after the run.
+    """
+    attachments = list(attachments or [])
     workdir: str | None = None
-    pass_fds: list[int] = []
-    is_root = os.geteuid() == 0
-    if mode == "strict":
-        mounts = bwrap_args(attachments, drop_with_setpriv=is_root)
-        cmd = limits.prlimit_args() + mounts.args + python_args()
-        pass_fds, cwd, env = mounts.pass_fds, "/", {"PATH": "/usr/bin:/bin"}
-    else:
-        workdir = tempfile.mkdtemp(prefix="run_python-")
-        if is_root:
-            os.chown(workdir, NOBODY, NOBODY)
-        cmd = limits.prlimit_args() + (setpriv_args() if is_root else []) + python_args()
-        cwd, env = workdir, child_env(workdir)
+    key = ("strict", attachment_key(attachments), limits)
+    proc = SPARES.take(key) if mode == "strict" and warm else None
+    try:
+        if proc is None and mode == "strict":
+            proc = spawn_strict(attachments, limits)  # in this thread: --die-with-parent follows it
+        elif proc is None:
+            workdir = tempfile.mkdtemp(prefix="run_python-")
+            is_root = os.geteuid() == 0
+            if is_root:
+                os.chown(workdir, NOBODY, NOBODY)
+            cmd = limits.prlimit_args() + (setpriv_args() if is_root else []) + python_args()
+            proc = _popen(cmd, cwd=workdir, env=child_env(workdir), pass_fds=[])
+    except OSError as exc:
+        _cleanup([], workdir)
+        return SandboxResult("", str(exc), "error", None, 0.0, detail=f"could not start the sandbox: {exc}")
+    try:
+        return _supervise(proc, code, limits=limits, wall_seconds=wall_seconds, output_cap=output_cap)
+    finally:
+        _cleanup([], workdir)
+        if mode == "strict" and warm:
+            SPARES.request(key, lambda: spawn_strict(attachments, limits))
+
+
+def _supervise(proc: subprocess.Popen[bytes], code: str, *, limits: Limits, wall_seconds: float,
+               output_cap: int) -> SandboxResult:
+    """Feed `code` to the started child, capture its output under the caps and deadline, classify its end."""
     start = time.monotonic()
     overflow = threading.Event()
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds)
-    except OSError as exc:
-        _cleanup(pass_fds, workdir)
-        return SandboxResult("", str(exc), "error", None, 0.0, detail=f"could not start the sandbox: {exc}")
-    for fd in pass_fds:
-        os.close(fd)
     assert proc.stdin and proc.stdout and proc.stderr
     wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
     readers = [_CappedReader(proc.stdout, output_cap, overflow, wake_w),
@@ -137,7 +164,7 @@ def run_sandboxed(code: str, *, limits: Limits, wall_seconds: float, attachments
         for t in readers:
             t.join(timeout=2.0)
         writer.join(timeout=1.0)
-        _cleanup([wake_r, wake_w], workdir)
+        _cleanup([wake_r, wake_w], None)
     duration = time.monotonic() - start
     out, err = readers
     result = SandboxResult(clean(bytes(out.kept)), clean(bytes(err.kept)), "ok", proc.returncode, duration,

@@ -1,0 +1,114 @@
+"""Warm spares: one pre-started, idle sandbox per launch configuration, so a call skips the start-up cost.
+
+A spare is an ordinary strict sandbox (same wrappers, limits and mounts) whose interpreter has
+started and waits for its program on stdin; it is used for exactly one call and never reused.
+Taking a spare hands the process to the caller and asks for a replacement in the background.
+
+Spares are spawned by one long-lived daemon thread: bwrap's `--die-with-parent` follows the thread
+that forked the child, so a spawning thread that ended would kill its spares. The key includes the
+attachments' identity (path, size, mtime), so a changed or new attachment never meets a stale spare.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections import OrderedDict
+from typing import Callable, Hashable
+
+Spawn = Callable[[], subprocess.Popen[bytes]]
+MAX_SPARES = 4
+
+
+def attachment_key(paths: list[str]) -> tuple:
+    """Identity of the attachments as the sandbox would bind them."""
+    key = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            key.append((p, st.st_size, st.st_mtime_ns, st.st_mode))
+        except OSError:
+            key.append((p, None, None, None))
+    return tuple(key)
+
+
+def _discard(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+    proc.wait()
+
+
+class SparePool:
+    """Keeps at most `max_spares` idle sandboxes, one per key (least recently requested evicted first)."""
+
+    def __init__(self, max_spares: int = MAX_SPARES) -> None:
+        self.max_spares = max_spares
+        self._spares: OrderedDict[Hashable, subprocess.Popen[bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._requests: queue.SimpleQueue[tuple[Hashable, Spawn]] = queue.SimpleQueue()
+        self._pending: set[Hashable] = set()
+        self._thread: threading.Thread | None = None
+
+    def take(self, key: Hashable) -> subprocess.Popen[bytes] | None:
+        """A live idle spare for `key`, now owned by the caller; None when there is none."""
+        with self._lock:
+            proc = self._spares.pop(key, None)
+        if proc is not None and proc.poll() is not None:  # died while idle (e.g. killed): not usable
+            _discard(proc)
+            return None
+        return proc
+
+    def request(self, key: Hashable, spawn: Spawn) -> None:
+        """Ask the spawner thread for a spare for `key` (no-op when one exists or is on its way)."""
+        with self._lock:
+            if key in self._spares or key in self._pending:
+                if key in self._spares:
+                    self._spares.move_to_end(key)
+                return
+            self._pending.add(key)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="sandbox-spares", daemon=True)
+                self._thread.start()
+        self._requests.put((key, spawn))
+
+    def spare_pids(self) -> list[int]:
+        """Process ids (bwrap's) of the idle spares."""
+        with self._lock:
+            return [p.pid for p in self._spares.values()]
+
+    def clear(self) -> None:
+        """Kill every idle spare."""
+        with self._lock:
+            spares = list(self._spares.values())
+            self._spares.clear()
+        for proc in spares:
+            _discard(proc)
+
+    def _serve(self) -> None:
+        while True:
+            key, spawn = self._requests.get()
+            try:
+                proc = spawn()
+            except OSError:
+                proc = None
+            evicted = []
+            with self._lock:
+                self._pending.discard(key)
+                if proc is not None:
+                    self._spares[key] = proc
+                    while len(self._spares) > self.max_spares:
+                        evicted.append(self._spares.popitem(last=False)[1])
+            for old in evicted:
+                _discard(old)
+
+
+SPARES = SparePool()
+"""The process-wide pool used by `run_sandboxed`."""
