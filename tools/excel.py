@@ -26,6 +26,7 @@ from tools.textio import decode_text
 
 DEFAULT_MAX_ROWS = 200
 SCAN_ROWS = 5000  # rows read for values and colours; beyond, only the row count is reported
+STREAM_ABOVE_BYTES = 1024 * 1024
 
 
 def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
@@ -58,42 +59,51 @@ def _load_xlsx(path: Path, data: bytes, scan_rows: int) -> list[Sheet]:
     import openpyxl
     from openpyxl.utils.exceptions import InvalidFileException
 
+    # Large workbooks are streamed (read-only mode: far faster, but no merged-cell information).
+    streamed = len(data) > STREAM_ABOVE_BYTES
     try:
         # A file object, not the path: openpyxl refuses paths whose extension it does not know.
-        values_wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+        values_wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=streamed)
         # Formulas are only needed for cells without a cached value; skip the second parse when there are none.
-        formulas_wb = openpyxl.load_workbook(io.BytesIO(data), data_only=False) if _has_formulas(path) else None
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError, TypeError) as exc:
+        formulas_wb = (openpyxl.load_workbook(io.BytesIO(data), data_only=False, read_only=streamed)
+                       if _has_formulas(path) else None)
+        theme = _theme_colours(values_wb)
+        return [_read_worksheet(ws, formulas_wb[ws.title] if formulas_wb is not None else None, theme, scan_rows)
+                for ws in values_wb.worksheets]
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError, TypeError, SyntaxError) as exc:
         raise ToolFailure(f"{path.name} is not a readable .xlsx workbook ({type(exc).__name__}: {str(exc)[:120]}); "
                           "it may be corrupt or another format. Try read_file on it.", "corrupt_file") from None
-    theme = _theme_colours(values_wb)
-    sheets = []
-    for ws in values_wb.worksheets:
-        fws = formulas_wb[ws.title] if formulas_wb is not None else None
-        rows: list[list[Any]] = []
-        fills: dict[str, str] = {}
-        fonts: dict[str, str] = {}
-        for r, row in enumerate(ws.iter_rows(max_row=min(ws.max_row, scan_rows)), start=1):
-            values = []
-            for c, cell in enumerate(row):
-                value = cell.value
-                if value is None and fws is not None:
-                    formula = fws.cell(row=r, column=c + 1).value
-                    if isinstance(formula, str) and formula.startswith("="):
-                        value = f"{formula} (formula; no cached value)"
-                values.append(value)
-                ref = f"{column_letter(c)}{r}"
-                fill = _fill_rgb(cell, theme)
-                if fill:
-                    fills[ref] = fill
-                font = _rgb(cell.font.color, theme) if cell.font is not None else None
-                if font and font != "000000" and value is not None:
-                    fonts[ref] = font
-            rows.append(values)
-        sheets.append(Sheet(name=ws.title, rows=rows, fills=fills, font_colours=fonts,
-                            merged=[str(m) for m in ws.merged_cells.ranges],
-                            hidden=ws.sheet_state != "visible", unscanned_rows=max(0, ws.max_row - scan_rows)))
-    return sheets
+
+
+def _read_worksheet(ws: Any, fws: Any, theme: list[str], scan_rows: int) -> Sheet:
+    """Values (formula text where no cached value exists), fills and font colours of one worksheet."""
+    total_rows = ws.max_row or 0
+    rows: list[list[Any]] = []
+    fills: dict[str, str] = {}
+    fonts: dict[str, str] = {}
+    formula_rows = fws.iter_rows(max_row=scan_rows, values_only=True) if fws is not None else None
+    for r, row in enumerate(ws.iter_rows(max_row=scan_rows), start=1):
+        formulas = next(formula_rows, ()) if formula_rows is not None else ()
+        values = []
+        for c, cell in enumerate(row):
+            value = cell.value
+            formula = formulas[c] if c < len(formulas) else None
+            if value is None and isinstance(formula, str) and formula.startswith("="):
+                value = f"{formula} (formula; no cached value)"
+            values.append(value)
+            ref = f"{column_letter(c)}{r}"
+            fill = _fill_rgb(cell, theme)
+            if fill:
+                fills[ref] = fill
+            font = getattr(cell, "font", None)
+            colour = _rgb(font.color, theme) if font is not None else None
+            if colour and colour != "000000" and value is not None:
+                fonts[ref] = colour
+        rows.append(values)
+    merged = [str(m) for m in ws.merged_cells.ranges] if hasattr(ws, "merged_cells") else []
+    return Sheet(name=ws.title, rows=rows, fills=fills, font_colours=fonts, merged=merged,
+                 hidden=getattr(ws, "sheet_state", "visible") != "visible",
+                 unscanned_rows=max(0, total_rows - scan_rows))
 
 
 def _has_formulas(path: Path) -> bool:
@@ -108,7 +118,7 @@ def _has_formulas(path: Path) -> bool:
 
 
 def _fill_rgb(cell: Any, theme: list[str]) -> str | None:
-    fill = cell.fill
+    fill = getattr(cell, "fill", None)  # read-only mode's EmptyCell has none
     if fill is None:
         return None
     if getattr(fill, "fill_type", None) == "solid" or getattr(fill, "patternType", None) not in (None, "none"):

@@ -108,9 +108,10 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
     keep_cols = max((_col_of(ref) for ref in coloured), default=0)
     rows = _trim([[format_value(v) for v in r] for r in sheet.rows], keep_rows, keep_cols)
     n_rows, n_cols = len(rows), (len(rows[0]) if rows else 0)
-    extent = f"A1:{column_letter(n_cols - 1)}{n_rows}" if n_rows and n_cols else "empty"
+    all_rows = n_rows + sheet.unscanned_rows
+    extent = f"A1:{column_letter(n_cols - 1)}{all_rows}" if n_rows and n_cols else "empty"
     title = f'=== Sheet {position} of {count}: "{sheet.name}"{" (hidden)" if sheet.hidden else ""} — ' \
-            f"{n_rows} rows × {n_cols} columns ({extent}) ==="
+            f"{all_rows} rows × {n_cols} columns ({extent}) ==="
     if not n_rows or not n_cols:
         return title + "\n(this sheet is empty)"
     letters = [column_letter(j) for j in range(n_cols)]

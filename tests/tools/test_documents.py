@@ -214,3 +214,15 @@ def test_very_long_sheets_are_only_scanned_in_part(files, monkeypatch):
     out = read_spreadsheet(files["sales.xlsx"], max_rows=50)
     inventory = out[out.index('"Inventory"'):]
     assert f"…[250 rows not shown (rows 52–{fx.INVENTORY_ROWS + 1})" in inventory
+
+
+def test_streamed_reading_of_large_workbooks_gives_the_same_values_and_colours(files, monkeypatch):
+    import tools.excel as excel
+
+    normal = read_spreadsheet(files["sales.xlsx"])
+    monkeypatch.setattr(excel, "STREAM_ABOVE_BYTES", 0)
+    streamed = read_spreadsheet(files["sales.xlsx"])
+    assert "| 4 | Carol | 4 | 10 | =B4*C4 (formula; no cached value) | 2023-01-04 |" in streamed
+    assert f"- #{fx.GREEN} (≈green), 2 cells: A4, A5" in streamed and "- #4F81BD (≈blue), 1 cell: C6" in streamed
+    assert '"Secret" (hidden)' in streamed
+    assert normal.replace("Merged cells: G1:H1\n", "") == streamed
