@@ -204,3 +204,8 @@ def test_registry_offers_run_python_with_a_model_facing_schema():
     assert tool is not None
     assert set(tool.tool_call_schema.model_json_schema()["properties"]) == {"code"}
     assert "print" in tool.description
+
+
+@pytest.mark.parametrize("fenced", ["```python\nprint(41 + 1)\n```", "```\nprint(41 + 1)\n```", "```py\nprint(41 + 1)```"])
+def test_markdown_fences_around_the_code_are_removed(fenced):
+    assert run(fenced).output.strip() == "42"

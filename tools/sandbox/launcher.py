@@ -19,6 +19,10 @@ What is enforced where:
 - The parent (`runner.py`): wall-clock deadline then SIGKILL of the process group, byte caps on
   stdout/stderr, decoding with replacement and control-character stripping.
 
+Not enforced: no seccomp filter (the child may make any syscall, but only over its own processes and
+its own mounts), no cgroup (memory is bounded by address space, not RSS; RLIMIT_NPROC counts all
+processes of uid 65534, so concurrent sandboxes share that budget).
+
 When bwrap cannot create namespaces here, SANDBOX_MODE=degraded keeps only prlimit, setpriv (when
 root), a scrubbed environment and a fresh temporary directory: no filesystem or network isolation.
 """

@@ -10,6 +10,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.executor import ToolFailure
+from tools.paths import attachments_of
 from tools.registry import MissingDependency
 from tools.sandbox.launcher import Limits, missing_binaries, probe_namespaces
 from tools.sandbox.runner import Mode, SandboxResult, run_sandboxed
@@ -33,11 +34,14 @@ def sandbox_mode(settings: Settings) -> Mode:
                                             f"{fix}, or set SANDBOX_MODE=degraded to run without namespaces.")
 
 
-def attachments_of(config: RunnableConfig | None) -> list[str]:
-    """The current task's attachment paths from the run config (empty when there are none)."""
-    configurable = (config or {}).get("configurable") or {}
-    paths = configurable.get("attachments") or []
-    return [str(p) for p in paths if p]
+def strip_fences(code: str) -> str:
+    """Remove a markdown code fence the model may have wrapped around the program."""
+    text = code.strip()
+    if text.startswith("```") and text.endswith("```") and "\n" in text:
+        text = text[3:-3]
+        first, _, rest = text.partition("\n")
+        return rest if first.strip().isidentifier() or not first.strip() else text
+    return code
 
 
 def format_result(r: SandboxResult, *, mode: Mode) -> str:
@@ -87,9 +91,11 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
         Args:
             code: the complete Python program to run.
         """
+        code = strip_fences(code)
         if not code.strip():
             raise ToolFailure("no code given: pass a complete Python program that print()s its result.", "bad_arguments")
-        result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=attachments_of(config),
+        attachments = [str(p) for p in attachments_of(config)]
+        result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=attachments,
                                mode=mode, output_cap=output_cap)
         return format_result(result, mode=mode)
 
