@@ -22,7 +22,10 @@ from ui.tables import RESULT_HEADERS, SAMPLE_HEADERS, sample_rows, task_choices
 
 HEADER = ("# 🧭 GAIA agent harness\n"
           "A LangGraph ReAct agent over any OpenAI-compatible endpoint, with a live trace of every step.")
-CSS = "#status-line {font-size: 0.92em}"
+# Tool steps read better when the assistant's bubble spans the chat's width.
+CSS = """#status-line {font-size: 0.92em}
+#trace .bubble.bot-row, #chatbot .bubble.bot-row {width: calc(100% - var(--spacing-xl) * 6)}
+#trace .bot-row .message, #chatbot .bot-row .message {width: 100%}"""
 
 
 def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
@@ -82,15 +85,16 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                     with gr.Row():
                         split = gr.Dropdown(["validation", "test"], value="validation", label="Split")
                         level = gr.Dropdown(LEVELS, value="All", label="Level")
-                        max_samples = gr.Number(value=0, precision=0, minimum=0, label="Max samples (0 = all)")
+                        max_samples = gr.Number(value=0, precision=0, minimum=0, label="Max samples (0 = all)",
+                                                elem_id="max-samples")
                     data_dir = gr.Textbox(label="Local GAIA folder", placeholder="/path/to/GAIA", elem_id="data-dir")
                     task_ids = gr.Textbox(label="Task ids (optional, comma or space separated)")
                 with gr.Column():
                     with gr.Row():
                         concurrency = gr.Slider(1, 16, value=min(settings.BATCH_CONCURRENCY, 16), step=1,
-                                                label="Concurrency")
+                                                label="Concurrency", elem_id="concurrency")
                         delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, minimum=0,
-                                          label="Delay between task starts (s)")
+                                          label="Delay between task starts (s)", elem_id="delay")
                     batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                     if settings.SPACE_ID:
                         gr.LoginButton()
@@ -99,13 +103,16 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         run_btn = gr.Button("▶ Run", variant="primary", elem_id="run-btn")
                         halt_btn = gr.Button("■ Stop", variant="stop", elem_id="halt-btn")
                         resume_btn = gr.Button("↻ Resume", elem_id="resume-btn")
+            # Not an output of the run: gradio hides the progress bar of outputs once values stream in.
+            progress_box = gr.Markdown("**Progress**", elem_id="batch-progress", min_height=90, container=True)
             batch_status = gr.Markdown("Choose the tasks and press Run.", elem_id="batch-status")
             table = gr.Dataframe(headers=RESULT_HEADERS, interactive=False, label="Results", elem_id="results",
                                  max_height=420)
             with gr.Row():
                 chart = gr.Image(label="Accuracy", type="filepath", height=300, interactive=False)
                 downloads = gr.File(label="Downloads", file_count="multiple", interactive=False)
-            summary = gr.Markdown()
+            with gr.Accordion("Report", open=True):
+                summary = gr.Markdown("The run's report appears here when it ends.", elem_id="report")
             with gr.Accordion("Compare two runs", open=False):
                 with gr.Row():
                     run_a = gr.Dropdown(choices=[], label="Run A (before)", allow_custom_value=True)
@@ -199,8 +206,10 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
 
         form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, control]
         outputs = [batch_status, table, summary, chart, downloads]
-        run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=2)
-        resume_btn.click(resume, form, outputs, api_name="resume", concurrency_id="batch", concurrency_limit=2)
+        run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=2,
+                      show_progress_on=[progress_box])
+        resume_btn.click(resume, form, outputs, api_name="resume", concurrency_id="batch", concurrency_limit=2,
+                         show_progress_on=[progress_box])
         halt_btn.click(halt, [control], batch_status, api_visibility="private", queue=False)
         refresh_btn.click(runs, None, [run_a, run_b], api_visibility="private", queue=False)
         compare_btn.click(compare, [run_a, run_b], comparison, api_name="compare", concurrency_id="light")

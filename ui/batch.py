@@ -8,6 +8,7 @@ downloads. Stop sets the session's stop Event; Resume reruns with `resume=True` 
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,7 +97,8 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
     report = output_dir / "report.md"
     summary_json = output_dir / "summary.json"
     if report.is_file():
-        summary = report.read_text(encoding="utf-8")
+        # The chart is shown beside the table; its relative link would not resolve in the app.
+        summary = re.sub(r"!\[[^\]]*\]\([^)]*\)\n?", "", report.read_text(encoding="utf-8"))
     elif summary_json.is_file():
         summary = "```json\n" + summary_json.read_text(encoding="utf-8") + "\n```"
     else:
@@ -176,10 +178,16 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
         if getattr(item, "last", None) is not None:
             records = merge_record(records, item.last)
         line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
-        if progress:
-            progress((item.done, item.total), desc=line, unit="tasks")
+        _report(progress, item, line)
         stopping = " · stopping after the running tasks…" if control.stop.is_set() else ""
         yield BatchView(status="▶️ " + line + stopping, rows=record_rows(records))
+        _report(progress, item, line)  # again: the browser drops the bar when the yielded values arrive
+
+
+def _report(progress: ProgressFn | None, item: Any, line: str) -> None:
+    """Move the progress bar (done / total, with the counts and ETA as its text)."""
+    if progress is not None:
+        progress((item.done, item.total), desc=line, unit="tasks")
 
 
 def _line_from_records(records: list[TaskRecord], total: int) -> str:
@@ -210,9 +218,9 @@ def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: Bat
         if getattr(item, "last", None) is not None:
             records = merge_record(records, item.last)
         line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
-        if progress:
-            progress((item.done, item.total), desc=line, unit="tasks")
+        _report(progress, item, line)
         yield BatchView(status="▶️ " + line, rows=record_rows(records))
+        _report(progress, item, line)
 
 
 def api_result_view(result: Any, records: list[TaskRecord]) -> BatchView:

@@ -49,7 +49,8 @@ def scripted_reply(body: dict[str, Any]) -> Reply:
     if "2**10+7" in question:
         if not results:
             return call("calculator", expression="2**10+7")
-        return say(f"The calculator says {results[-1]}.\nFINAL ANSWER: {results[-1].strip()}")
+        # A pause before the answer lets a browser see the tool step arrive before the answer does.
+        return say(f"The calculator says {results[-1]}.\nFINAL ANSWER: {results[-1].strip()}", delay=1.0)
     if "remember the word" in question.lower():
         return say("FINAL ANSWER: OK")
     if "which word" in question.lower():
@@ -58,7 +59,7 @@ def scripted_reply(body: dict[str, Any]) -> Reply:
         return say(f"FINAL ANSWER: {found.group(1) if found else 'unknown'}")
     expected = answer_for(first_user_text(body))
     if expected is not None:
-        return Reply(content=f"FINAL ANSWER: {expected}", delay=0.3)
+        return Reply(content=f"FINAL ANSWER: {expected}", delay=0.5)
     return say("FINAL ANSWER: I do not know")
 
 

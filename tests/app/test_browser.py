@@ -1,0 +1,108 @@
+"""The real app in headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
+
+Each test also saves a screenshot of its tab to docs/screenshots/ for the README.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.gaia_fixture import FIXTURE_TASKS
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.integration,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser, app_server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    tab.goto(app_server.url)
+    tab.wait_for_selector("#question textarea")
+    # The header turns to "Ready" once the background preload has finished.
+    tab.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')")
+    yield tab
+    context.close()
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def test_ask_streams_steps_then_the_answer(page):
+    page.fill("#question textarea", "What is 2**10+7? Use the calculator.")
+    page.click("#ask-btn")
+    # The tool step is on screen while the answer is still being produced (the model answers 1 s later).
+    page.wait_for_function("document.querySelector('#trace').innerText.includes('calculator')")
+    assert page.input_value("#answer textarea") == ""
+    page.wait_for_function("document.querySelector('#answer textarea').value === '1031'")
+    trace = page.inner_text("#trace")
+    for step in ("Route: agent", "RAG lookup", "model call #1", "model call #2", "Final answer"):
+        assert step in trace, step
+    assert "expression" not in page.inner_text("#trace")  # finished steps start collapsed
+    page.get_by_text("✅ calculator").click()  # expand the tool step: its arguments and result
+    page.wait_for_function("document.querySelector('#trace').innerText.includes('\"expression\"')")
+    assert "Result:" in page.inner_text("#trace")
+    page.wait_for_timeout(800)  # the accordion's opening animation, for the screenshot
+    _shot(page, "debug.png")
+
+
+def test_batch_of_three_fills_the_table_with_progress(page, gaia_dir):
+    page.get_by_role("tab", name="📊 Batch evaluation").click()
+    page.fill("#data-dir textarea", str(gaia_dir))
+    page.fill("#max-samples input", "3")
+    page.fill("#concurrency input[type=number]", "1")
+    page.press("#concurrency input[type=number]", "Enter")
+    page.fill("#delay input", "0")
+    page.click("#run-btn")
+    # Live: the progress bar moves and the table grows one task at a time.
+    page.wait_for_selector("#batch-progress .progress-level-inner", state="attached")
+    page.wait_for_function("document.querySelector('#batch-status').innerText.includes('1/3 done')")
+    rows_midway = page.inner_text("#results").count("✅")
+    assert 1 <= rows_midway < 3
+    page.wait_for_function("document.querySelector('#batch-status').innerText.includes('🏁')", timeout=60_000)
+    status = page.inner_text("#batch-status")
+    assert "3/3 done" in status and "3/3 correct" in status
+    table_text = page.inner_text("#results")
+    assert table_text.count("✅") == 3
+    assert all(t.task_id()[:8] in table_text for t in FIXTURE_TASKS[:3])
+    assert "GAIA evaluation report" in page.inner_text("#report") or "Overview" in page.inner_text("#report")
+    _shot(page, "batch.png")
+
+
+def test_chat_twice_with_memory(page):
+    page.get_by_role("tab", name="💬 Chat").click()
+    box = page.locator("#chat-input textarea")
+    box.fill("Please remember the word pineapple.")
+    box.press("Enter")
+    page.wait_for_function("document.querySelector('#chatbot').innerText.includes('OK')")
+    box.fill("Which word did I ask you to remember?")
+    box.press("Enter")
+    page.wait_for_function(
+        "(() => { const t = document.querySelector('#chatbot').innerText;"
+        " return t.split('Which word').length > 1 && t.split('Which word')[1].includes('pineapple'); })()")
+    page.wait_for_function("[...document.querySelectorAll('[data-testid=status-tracker]')]"
+                           ".every(e => e.classList.contains('hide'))")  # the turn is over
+    page.wait_for_timeout(500)  # let the last bubble settle for the screenshot
+    _shot(page, "chat.png")
