@@ -149,10 +149,15 @@ def _save_binary(page: Download) -> str:
     name = Path(unquote(urlsplit(page.url).path)).name or "download"
     if not Path(name).suffix:
         name += mimetypes.guess_extension(page.content_type or "") or ".bin"
+    if len(name) > 100:
+        name = name[:90] + Path(name).suffix[:10]
     if page.truncated:
         _, description = classify(Path(name), page.body[:4096])
-        return (f"URL: {page.url}\nThis is a {description} ({page.content_type or 'unknown type'}) larger than "
-                f"{human_size(len(page.body))}, the download limit; it was not saved.")
+        raise ToolFailure(f"{page.url} is a {description} ({page.content_type or 'unknown type'}) larger than "
+                          f"{human_size(len(page.body))}, the download limit; it was not saved. Look for a smaller "
+                          "version or another source.", "size_limit")
+    if classify(Path(name), page.body[:4096])[0] in ("text", "csv", "json"):  # text sent as a generic type
+        return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(_decode(page))}"
     target = fresh_subdir("download") / name
     target.write_bytes(page.body)
     kind, description = classify(target, page.body[:4096])

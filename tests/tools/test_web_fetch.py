@@ -170,3 +170,16 @@ def test_empty_body_is_a_failure(settings):
     with LocalWebServer({"/empty": Reply(200, b"")}) as server:
         outcome = run_tool(_fetch_tool(settings), {"url": server.url("/empty")}, settings)
     assert not outcome.ok and outcome.error_kind == "empty_page" and "empty body" in outcome.output
+
+
+def test_text_served_as_octet_stream_is_shown_inline(settings):
+    with LocalWebServer({"/code/solve.py": Reply(200, "print('hello from the server')\n", "application/octet-stream")}) as server:
+        out = _fetch_tool(settings).invoke({"url": server.url("/code/solve.py")})
+    assert "print('hello from the server')" in out and "saved to" not in out
+
+
+def test_oversized_binary_is_refused(settings):
+    blob = b"\x89PNG\r\n\x1a\n" + bytes(MAX_DOWNLOAD_BYTES + 1000)
+    with LocalWebServer({"/huge.png": Reply(200, blob, "image/png")}) as server:
+        outcome = run_tool(_fetch_tool(settings), {"url": server.url("/huge.png")}, settings)
+    assert not outcome.ok and outcome.error_kind == "size_limit" and "download limit" in outcome.output
