@@ -183,13 +183,14 @@ def token_usage(message: AIMessage) -> tuple[int, int]:
 
 
 def make_text_llm(model: BaseChatModel, settings: Settings, gate_of: Callable[[], RequestGate | None],
-                  on_call: Callable[[CallResult], None] | None = None) -> Callable[[str], str]:
+                  on_call: Callable[[CallResult], None] | None = None,
+                  on_retry: RetryHook | None = None) -> Callable[[str], str]:
     """A `prompt -> text` function over the same retrying call path (the knowledge base's `hint_llm`).
 
     `gate_of` is asked at call time so a pipeline copy with another gate (batch runs) is honoured.
     """
     def ask(prompt: str) -> str:
-        result = call_model(model, [HumanMessage(content=prompt)], settings, gate_of())
+        result = call_model(model, [HumanMessage(content=prompt)], settings, gate_of(), on_retry=on_retry)
         if on_call is not None:
             on_call(result)
         return message_text(result.message)

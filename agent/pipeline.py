@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextvars
 import dataclasses
+import functools
 import queue
 import threading
 import time
@@ -22,9 +23,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.graph.state import CompiledStateGraph
 
 from agent.answer import answer_from_messages
-from agent.events import AnswerExtracted, ErrorEvent, Event, ModelCall, Solution
+from agent.events import AnswerExtracted, ErrorEvent, Event, ModelCall, Retry, Solution
 from agent.graph import build_graph, recursion_limit
-from agent.llm import CallResult, OpenGate, RequestGate, build_chat_model, make_text_llm
+from agent.llm import CallResult, Failure, OpenGate, RequestGate, build_chat_model, make_text_llm
 from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.router import decide
 from agent.state import RunContext
@@ -110,7 +111,9 @@ class Pipeline:
         s, parts = self.settings, self._parts
         hint_llm = None
         if parts.llm is not None:
-            hint_llm = make_text_llm(parts.llm, s, gate_of=lambda: _RUN_GATE.get() or OpenGate(), on_call=_record_hint_call)
+            hint_llm = make_text_llm(parts.llm, s, gate_of=lambda: _RUN_GATE.get() or OpenGate(),
+                                     on_call=_record_hint_call,
+                                     on_retry=functools.partial(_record_hint_retry, s.RATE_LIMIT_RETRY_MAX))
         try:
             import rag  # a layer below; imported here so a broken rag package cannot break `import agent`
 
@@ -256,6 +259,14 @@ def _record_hint_call(result: CallResult) -> None:
         sink.append(ModelCall(iteration=0, model="rag-hints", latency_s=round(result.latency_s, 4),
                               prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
                               content=str(result.message.content)[:2000], purpose="rag_hint"))
+
+
+def _record_hint_retry(max_retries: int, attempt: int, delay: float, failure: Failure) -> None:
+    sink = _RUN_SINK.get()
+    if sink is not None:
+        sink.append(Retry(attempt=attempt, max_retries=max_retries, delay_s=round(delay, 3),
+                          reason=f"RAG hint call: {failure.reason}",
+                          status_code=failure.status_code, retry_after_s=failure.retry_after_s))
 
 
 def _history_messages(history: list[dict] | None) -> list[BaseMessage]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.events import AnswerExtracted, ErrorEvent, ModelCall, RagLookup, RouteDecided
+from agent.events import AnswerExtracted, ErrorEvent, ModelCall, RagLookup, Retry, RouteDecided
 from agent.pipeline import Pipeline
 from config import load_settings
 from rag.types import LookupResult, Match
@@ -116,8 +116,8 @@ def test_default_knowledge_base_gets_a_gated_hint_llm(monkeypatch) -> None:
     import rag
 
     monkeypatch.setattr(rag, "open_knowledge_base", lambda settings, hint_llm=None: HintingKB(hint_llm))
-    settings = load_settings()
-    model = ScriptedChatModel(script=[ai("use a calculator", 3, 4), ai("FINAL ANSWER: 5")])
+    settings = load_settings(RATE_LIMIT_RETRY_BASE_DELAY=0.01)
+    model = ScriptedChatModel(script=[ConnectionError("blip"), ai("use a calculator", 3, 4), ai("FINAL ANSWER: 5")])
     base = Pipeline(settings, llm=model, registry=ToolRegistry())
 
     class CountingGate:
@@ -132,8 +132,10 @@ def test_default_knowledge_base_gets_a_gated_hint_llm(monkeypatch) -> None:
 
     sol = base.with_gate(CountingGate()).solve("2+3?")
     assert sol.answer == "5"
-    assert CountingGate.acquired == 2  # the hint call and the loop's call both went through the gate
-    assert "Hint: use a calculator" in model.calls[1][-1].content
+    assert CountingGate.acquired == 3  # the hint call (and its retry) and the loop's call all went through the gate
+    retry = next(e for e in sol.events if isinstance(e, Retry))
+    assert retry.reason.startswith("RAG hint call") and retry.max_retries == 5
+    assert "Hint: use a calculator" in model.calls[2][-1].content
     hint_call = next(e for e in sol.events if isinstance(e, ModelCall) and e.purpose == "rag_hint")
     assert (hint_call.prompt_tokens, hint_call.completion_tokens) == (3, 4)
     assert sol.steps == 1 and sol.prompt_tokens == 13  # the hint call counts for tokens, not as a step
