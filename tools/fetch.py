@@ -44,6 +44,8 @@ def check_url(url: str, blocked: list[str]) -> str:
     url = (url or "").strip()
     if not url:
         raise ToolFailure("no URL given. Pass a full http(s) URL, e.g. https://en.wikipedia.org/wiki/Python.", "bad_arguments")
+    if url.startswith(("/", "./", "~")):
+        raise ToolFailure(f"{url} looks like a local file path, not a web address. Use read_file on it.", "bad_arguments")
     scheme = urlsplit(url).scheme.lower()
     if not scheme or (scheme not in ("http", "https") and "://" not in url and "." in url.split(":", 1)[0]):
         url, scheme = "https://" + url, "https"

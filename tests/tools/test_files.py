@@ -212,6 +212,11 @@ def test_bare_attachment_name_resolves_through_the_run_config(read_file, setting
     assert outcome.ok and "Project Memo" in outcome.output
 
 
+def test_url_is_not_a_file(read_file, settings):
+    outcome = run_tool(read_file, {"path": "https://example.org/data.csv"}, settings)
+    assert not outcome.ok and "Use fetch_webpage" in outcome.output
+
+
 def test_directory_is_not_a_file(read_file, settings, tmp_path):
     outcome = run_tool(read_file, {"path": str(tmp_path)}, settings)
     assert not outcome.ok and "is a directory" in outcome.output

@@ -62,6 +62,7 @@ def test_pdf_url_goes_through_the_pdf_parser(settings):
     ("ftp://example.org/file.txt", "only http:// and https:// URLs"),
     ("javascript:alert(1)", "only http:// and https:// URLs"),
     ("", "no URL given"),
+    ("/tmp/report.pdf", "looks like a local file path"),
     ("https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/x.jsonl", "blocked domain"),
 ])
 def test_refused_urls(settings, url, fragment):
