@@ -81,7 +81,10 @@ class Embedder:
     def dim(self) -> int:
         """Vector size of the model (loads it)."""
         self.load()
-        return int(self._model.get_sentence_embedding_dimension())  # type: ignore[union-attr]
+        model = self._model
+        # sentence-transformers 6 renamed the method; keep older versions working.
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension  # type: ignore[union-attr]
+        return int(getter())
 
     def encode(self, questions: Sequence[str], batch_size: int = 64) -> "np.ndarray":
         """Unit-length float32 vectors (n, dim) of the normalised, truncated questions."""

@@ -57,15 +57,16 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "gallons": ("gallon", "gallons", "gal"),
     "pints": ("pint", "pints"),
     "cups": ("cup", "cups"),
-    "seconds": ("seconds", "secs", "sec"),
-    "minutes": ("minute", "minutes", "mins"),
-    "hours": ("hour", "hours", "hrs", "hr"),
-    "days": ("day", "days"),
-    "weeks": ("week", "weeks"),
-    "months": ("month", "months"),
-    "years": ("year", "years", "yr", "yrs"),
-    "decades": ("decade", "decades"),
-    "centuries": ("century", "centuries"),
+    # Time units in the plural only: "in what year" asks for a date, "how many years" for a duration.
+    "seconds": ("seconds", "secs"),
+    "minutes": ("minutes", "mins"),
+    "hours": ("hours", "hrs"),
+    "days": ("days",),
+    "weeks": ("weeks",),
+    "months": ("months",),
+    "years": ("years", "yrs"),
+    "decades": ("decades",),
+    "centuries": ("centuries",),
     "mph": ("mph", "miles per hour"),
     "km/h": ("km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour"),
     "percent": ("percent", "percentage", "per cent", "%"),
@@ -98,8 +99,14 @@ _CONTRASTS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "east west", "ascending descending", "top bottom", "left right", "heaviest lightest",
     "fastest slowest", "tallest shortest", "warmest coldest", "hottest coldest", "best worst",
     "winner loser", "won lost", "male female", "men women", "odd even", "plus minus",
+    "who when where why how",  # "who wrote X" and "when was X written" score 0.987
+    "second minute hour day week month year decade century",
 ))
-_NEGATIONS = {"not", "never", "neither", "nor", "except", "excluding", "without", "none"}
+# Words whose presence alone changes the question.
+_PRESENCE: dict[str, frozenset[str]] = {
+    "negation": frozenset({"not", "never", "neither", "nor", "except", "excluding", "without", "none"}),
+    "reversal": frozenset({"reverse", "reversed", "inverse", "opposite", "backwards"}),
+}
 
 # Capitalised words that are not names (question openers, function words, imperatives).
 _NOT_NAMES = set("""
@@ -112,6 +119,9 @@ consider suppose assume assuming let then also all each every some any no not ye
 according based using given use look examine review read see check identify determine based
 in what's who's how's where's there's it's i'm i've i'd don't doesn't didn't isn't aren't wasn't
 """.split())
+
+# Month, weekday and unit words are compared as dates and units, not again as names.
+_CHECKED_ELSEWHERE = set(_MONTHS) | _WEEKDAYS | {a for a, _ in _UNIT_ALIASES} | {"celsius", "fahrenheit", "kelvin"}
 
 _NUMBER_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w])|(?<![\w.])\.(\d+)")
 _ORDINAL_DIGITS_RE = re.compile(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b")
@@ -220,6 +230,8 @@ def _names(text: str) -> list[str]:
             continue
         if m.start() > 0 and text[m.start() - 1] == "°":  # °C, °F are units
             continue
+        if word.casefold() in _CHECKED_ELSEWHERE:
+            continue
         names.append(word)
     return names
 
@@ -273,7 +285,8 @@ def check(asked: str, stored: str) -> GuardVerdict:
         in_a, in_b = group & words_a, group & words_b
         if in_a and in_b and in_a != in_b:
             reasons.append(f"contrast differs ({_show(in_a)} vs {_show(in_b)})")
-    if bool(_NEGATIONS & words_a) != bool(_NEGATIONS & words_b):
-        reasons.append(f"negation differs ({_show(_NEGATIONS & words_a)} vs {_show(_NEGATIONS & words_b)})")
+    for label, group in _PRESENCE.items():
+        if bool(group & words_a) != bool(group & words_b):
+            reasons.append(f"{label} differs ({_show(group & words_a)} vs {_show(group & words_b)})")
 
     return GuardVerdict(agree=not reasons, reasons=reasons)

@@ -102,6 +102,13 @@ class VectorStore:
         """True when the directory holds a saved index (possibly with zero entries)."""
         return self._manifest_stamp() is not None
 
+    def saved_count(self) -> int:
+        """Entries in the saved index per its manifest (0 when absent or unreadable); imports nothing heavy."""
+        try:
+            return int(json.loads((self.directory / MANIFEST_FILE).read_text(encoding="utf-8"))["count"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+
     def _check_stray_files(self) -> None:
         for name in (INDEX_FILE, ENTRIES_FILE):
             if (self.directory / name).exists():
