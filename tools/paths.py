@@ -17,6 +17,11 @@ from typing import Any
 
 from tools.executor import ToolFailure
 
+# Defence in depth against a prompt-injected "read /proc/self/environ" or "read ~/.ssh/id_rsa": no GAIA
+# task needs system pseudo-files or credential stores, and secrets found there could leave through a URL.
+_PSEUDO_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+_SECRET_PARTS = {".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".docker", ".kube", ".pypirc"}
+
 _workspace: Path | None = None
 _workspace_lock = threading.Lock()  # tools run concurrently in batch mode
 
@@ -36,16 +41,25 @@ def resolve_path(path: str, config: Any = None) -> Path:
         raise ToolFailure(f"{raw} is a web address, not a file path. Use fetch_webpage to read it.", "bad_arguments")
     candidate = Path(raw).expanduser()
     if candidate.is_file():
-        return candidate.resolve()
+        return _allowed(candidate.resolve(), raw)
     attachments = attachments_of(config)
     for attachment in attachments:
         if attachment.name == candidate.name and attachment.is_file():
-            return attachment.resolve()
+            return _allowed(attachment.resolve(), raw)
     if candidate.is_dir():
         raise ToolFailure(f"{raw} is a directory, not a file. Pass the path of one file inside it.", "bad_arguments")
     hint = (f" The task's attachments are: {', '.join(str(a) for a in attachments)}." if attachments
             else " Attachments are given as absolute paths in the task; use that exact path.")
     raise ToolFailure(f"file not found: {raw}.{hint}", "missing_file")
+
+
+def _allowed(path: Path, raw: str) -> Path:
+    """`path` unless it is a system pseudo-file or a credential file, which file tools never read."""
+    secret = path.name == ".env" or path.name.startswith(".env.") or bool(_SECRET_PARTS & set(path.parts))
+    if secret or any(path.is_relative_to(root) for root in _PSEUDO_ROOTS):
+        raise ToolFailure(f"reading {raw} is not allowed (system or credential file). File tools read the task's "
+                          "attachments and files extracted or downloaded by other tools.", "not_allowed")
+    return path
 
 
 def workspace_dir() -> Path:

@@ -212,6 +212,20 @@ def test_bare_attachment_name_resolves_through_the_run_config(read_file, setting
     assert outcome.ok and "Project Memo" in outcome.output
 
 
+@pytest.mark.parametrize("relative", [".env", ".ssh/id_rsa", "project/.env.local"])
+def test_credential_files_are_refused(read_file, settings, tmp_path, relative):
+    secret = tmp_path / relative
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("OPENAI_API_KEY=sk-not-for-the-model")
+    outcome = run_tool(read_file, {"path": str(secret)}, settings)
+    assert not outcome.ok and outcome.error_kind == "not_allowed" and "sk-not-for-the-model" not in outcome.output
+
+
+def test_process_environment_is_refused(read_file, settings):
+    outcome = run_tool(read_file, {"path": "/proc/self/environ"}, settings)
+    assert not outcome.ok and outcome.error_kind == "not_allowed"
+
+
 def test_url_is_not_a_file(read_file, settings):
     outcome = run_tool(read_file, {"path": "https://example.org/data.csv"}, settings)
     assert not outcome.ok and "Use fetch_webpage" in outcome.output
