@@ -162,4 +162,5 @@ def make_calculator_tools(settings: Settings) -> list[BaseTool]:
         """
         return format_result(evaluate(expression))
 
+    calculator.metadata = {"inline": True}  # pure and bounded (limits above): run_tool skips the worker thread
     return [calculator]

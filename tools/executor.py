@@ -61,12 +61,13 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
     limit = settings.TOOL_TIMEOUT
     # A worker thread lets us stop waiting; tools that spawn processes (run_python) kill their own children.
     # The pool is shared: starting a thread per call cost ~3 ms, more than most tools take.
-    ctx = contextvars.copy_context()
-    future = _POOL.submit(ctx.run, _invoke, tool, args, config)
+    # Tools marked metadata={"inline": True} are pure and bounded (calculator): no thread hand-off.
+    inline = bool((tool.metadata or {}).get("inline"))
+    future = None if inline else _POOL.submit(contextvars.copy_context().run, _invoke, tool, args, config)
     error_kind: str | None = None
     try:
         # A little grace so a tool that enforces TOOL_TIMEOUT itself can report its own, more precise message.
-        raw = future.result(timeout=limit + 2.0)
+        raw = _invoke(tool, args, config) if future is None else future.result(timeout=limit + 2.0)
         text = raw if isinstance(raw, str) else _stringify(raw)
     except cf.TimeoutError:
         error_kind = "timeout"
@@ -85,7 +86,8 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
         error_kind = "exception"
         text = f"Error: {tool.name} failed: {type(exc).__name__}: {_short(exc)}. Try different arguments or another tool."
     finally:
-        future.cancel()  # no-op once running; drops a call still queued behind hung tools
+        if future is not None:
+            future.cancel()  # no-op once running; drops a call still queued behind hung tools
     text = redact(text, settings)
     text, cut = truncate(text, settings.MAX_FILE_SIZE)
     if error_kind is None and text.startswith("Error:"):

@@ -73,3 +73,29 @@ def test_docstring_is_the_schema() -> None:
     assert calculator.name == "calculator"
     assert list(calculator.args) == ["expression"]
     assert "arithmetic" in calculator.description
+
+
+def test_runs_inline_in_the_callers_thread() -> None:
+    import threading
+
+    from langchain_core.tools import tool
+
+    settings = load_settings()
+    [calculator] = make_calculator_tools(settings)
+    assert calculator.metadata == {"inline": True}
+    seen: list[str] = []
+
+    @tool
+    def where(x: str) -> str:
+        """Report the thread.
+
+        Args:
+            x: Ignored.
+        """
+        seen.append(threading.current_thread().name)
+        return "ok"
+
+    run_tool(where, {"x": "1"}, settings)
+    where.metadata = {"inline": True}
+    run_tool(where, {"x": "1"}, settings)
+    assert seen[0] != threading.current_thread().name and seen[1] == threading.current_thread().name
