@@ -121,7 +121,7 @@ def rag_lookup(runtime: Runtime, question: str, task: Any = None) -> str:
     if not question:
         return "Type a question first."
     try:
-        kb = knowledge_base(runtime)
+        kb = runtime.knowledge_base()
         result = kb.lookup(question, exclude_task_id=getattr(task, "task_id", None))
     except Exception as exc:  # noqa: BLE001 - an index problem is shown, not raised
         return f"❌ RAG lookup failed: {type(exc).__name__}: {exc}"
@@ -137,16 +137,3 @@ def rag_lookup(runtime: Runtime, question: str, task: Any = None) -> str:
     else:
         lines.append("No stored question is similar.")
     return "\n\n".join(lines)
-
-
-def knowledge_base(runtime: Runtime) -> Any:
-    """The pipeline's knowledge base when the pipeline loaded, else the configured one opened directly."""
-    try:
-        kb = getattr(runtime.pipeline(), "knowledge_base", None)
-    except AgentUnavailable:
-        kb = None
-    if kb is None:
-        from rag import open_knowledge_base
-
-        kb = open_knowledge_base(runtime.settings)
-    return kb

@@ -64,6 +64,7 @@ class Runtime:
         self._loaded = Loaded()
         self._started_at: float | None = None
         self._finished_at: float | None = None
+        self._own_kb: Any = None
 
     def start(self) -> None:
         """Start loading in a daemon thread (idempotent)."""
@@ -109,6 +110,19 @@ class Runtime:
         if self._loaded.registry is None:
             raise AgentUnavailable(f"The tools could not be loaded: {self._loaded.error or 'unknown error'}")
         return self._loaded.registry
+
+    def knowledge_base(self) -> Any:
+        """The pipeline's knowledge base; without a pipeline, the configured one, opened once and kept."""
+        self.wait()
+        kb = getattr(self._loaded.pipeline, "knowledge_base", None)
+        if kb is not None:
+            return kb
+        with self._lock:
+            if self._own_kb is None:
+                from rag import open_knowledge_base
+
+                self._own_kb = open_knowledge_base(self.settings)
+            return self._own_kb
 
     def status_markdown(self) -> str:
         """The header line: loading / ready / failed, and one entry per component."""
