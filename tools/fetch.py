@@ -8,6 +8,7 @@ and blocked domains (GAIA answer mirrors) are refused, also after redirects.
 
 from __future__ import annotations
 
+import ipaddress
 import mimetypes
 import time
 from dataclasses import dataclass
@@ -52,13 +53,24 @@ def check_url(url: str, blocked: list[str]) -> str:
     if scheme not in ("http", "https"):
         raise ToolFailure(f"only http:// and https:// URLs can be fetched, not {scheme}:. For a local file use "
                           "read_file with its path.", "bad_arguments")
-    if not urlsplit(url).hostname:
+    host = urlsplit(url).hostname
+    if not host:
         raise ToolFailure(f"{url} has no host name. Pass a full URL such as https://example.org/page.", "bad_arguments")
+    if _link_local(host):
+        # Cloud metadata endpoints (169.254.169.254) hand out credentials; no task needs them.
+        raise ToolFailure(f"{url} points at a link-local address, which is not fetched.", "blocked")
     prefix = blocked_by(url, blocked)
     if prefix:
         raise ToolFailure(f"{url} is on a blocked domain ({prefix}): it mirrors benchmark answers and may not be used. "
                           "Find the information in an original source.", "blocked")
     return url
+
+
+def _link_local(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_link_local
+    except ValueError:
+        return host.lower() in ("metadata.google.internal", "metadata")
 
 
 def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES) -> Download:

@@ -63,6 +63,7 @@ def test_pdf_url_goes_through_the_pdf_parser(settings):
     ("javascript:alert(1)", "only http:// and https:// URLs"),
     ("", "no URL given"),
     ("/tmp/report.pdf", "looks like a local file path"),
+    ("http://169.254.169.254/latest/meta-data/", "link-local address"),
     ("https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/x.jsonl", "blocked domain"),
 ])
 def test_refused_urls(settings, url, fragment):
