@@ -96,7 +96,7 @@ def test_each_call_starts_in_a_fresh_empty_directory():
     first = run("import os; open('left.txt', 'w').write('x'); print(sorted(os.listdir('.')))")
     second = run("import os; print(os.getcwd(), sorted(f for f in os.listdir('.') if not f.startswith('.')))")
     assert first.output.strip() == "['left.txt']"
-    assert second.output.strip() == "/tmp []"
+    assert second.output.strip() == "/tmp/work []"
 
 
 def test_no_output_is_explained():
@@ -209,3 +209,14 @@ def test_registry_offers_run_python_with_a_model_facing_schema():
 @pytest.mark.parametrize("fenced", ["```python\nprint(41 + 1)\n```", "```\nprint(41 + 1)\n```", "```py\nprint(41 + 1)```"])
 def test_markdown_fences_around_the_code_are_removed(fenced):
     assert run(fenced).output.strip() == "42"
+
+
+def test_files_extracted_by_read_file_are_readable(tmp_path):
+    from tools.paths import fresh_subdir
+
+    member = fresh_subdir("archive.zip") / "inner.csv"
+    member.write_text("n\n20\n22\n")
+    out = run(f"import pandas as pd; print(pd.read_csv({str(member)!r}).n.sum())")
+    assert out.output.strip() == "42"
+    out = run(f"open({str(member)!r}, 'w').write('x')")
+    assert not out.ok and member.read_text() == "n\n20\n22\n"

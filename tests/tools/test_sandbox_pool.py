@@ -23,13 +23,14 @@ def _wait_for_spare(pool: SparePool = SPARES, count: int = 1, seconds: float = 5
 
 def test_a_spare_is_used_once_and_starts_fresh():
     SPARES.clear()
-    first = run_sandboxed("open('/tmp/left-behind', 'w').write('x'); import os; print(os.getpid())",
+    first = run_sandboxed("open('/tmp/left-behind', 'w').write('x'); open('here', 'w').write('y')",
                           limits=LIMITS, wall_seconds=10)
     assert first.reason == "ok"
     spare = _wait_for_spare()
     assert len(spare) == 1
-    second = run_sandboxed("import os; print(sorted(os.listdir('/tmp')))", limits=LIMITS, wall_seconds=10)
-    assert second.stdout.strip() == "[]"
+    second = run_sandboxed("import os; print(sorted(os.listdir('/tmp')), os.listdir('.'))", limits=LIMITS,
+                           wall_seconds=10)
+    assert second.stdout.strip() == "['work'] []"
     replacement = _wait_for_spare()
     assert replacement and replacement != spare  # the used spare was consumed, a new one replaced it
     SPARES.clear()

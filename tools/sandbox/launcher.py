@@ -12,7 +12,7 @@ What is enforced where:
   reach anything); a new mount namespace whose root is an empty tmpfs holding read-only binds of
   /usr (+ /lib*, /bin symlinks), a few /etc files, the Python install and the venv, the task's
   attachments (read-only, at their own absolute paths), fresh /proc and /dev, and a size-capped tmpfs
-  /tmp that is the working directory (it vanishes with the namespace). `--clearenv` + a minimal
+  /tmp holding the empty working directory /tmp/work (all of it vanishes with the namespace). `--clearenv` + a minimal
   allowlist; `--new-session` (no TIOCSTI on the parent's tty); `--die-with-parent`; no_new_privs.
 - `setpriv`: drops to uid/gid 65534 with no supplementary groups, no capabilities (bounding set
   cleared) and no_new_privs, so RLIMIT_NPROC applies and root-owned files stay unwritable.
@@ -42,6 +42,8 @@ TMPFS_BYTES = 128 * 1024 * 1024
 MAX_PROCESSES = 64
 MAX_OPEN_FILES = 256
 MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_DIR_FILES = 500
+WORKDIR = "/tmp/work"
 CHILD_SOURCE = (Path(__file__).with_name("child.py")).read_text(encoding="utf-8")
 
 # What Python and the scientific stack need from /etc; nothing else of the host's /etc is visible.
@@ -49,12 +51,12 @@ ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/timezone", "/etc/mime.t
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
-def child_env(workdir: str = "/tmp") -> dict[str, str]:
+def child_env(workdir: str, tmpdir: str) -> dict[str, str]:
     """The whole environment of the child: nothing of the parent's (no API keys, no paths)."""
     return {
         "PATH": "/usr/bin:/bin",
         "HOME": workdir,
-        "TMPDIR": workdir,
+        "TMPDIR": tmpdir,
         "LANG": "C.UTF-8",
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": f"{workdir}/.matplotlib",
@@ -119,13 +121,32 @@ def python_paths() -> list[str]:
     return [p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths)]
 
 
+def _world_readable_dir(path: str) -> bool:
+    return os.stat(path).st_mode & 0o005 == 0o005
+
+
+def files_of(directory: str, limit: int = MAX_DIR_FILES) -> list[str]:
+    """Regular files under `directory` (at most `limit`), for directories the child could not traverse."""
+    found: list[str] = []
+    for root, _dirs, files in os.walk(directory):
+        found += [os.path.join(root, f) for f in sorted(files)]
+        if len(found) >= limit:
+            return found[:limit]
+    return found
+
+
 def _attachment_ops(mounts: Mounts, path: str) -> None:
     """Bind an attachment read-only at its absolute path (and real path); copy it in when not world-readable."""
     real = os.path.realpath(path)
     if not os.path.exists(real):
         return
+    if os.path.isdir(real) and not _world_readable_dir(real):
+        # A root-only directory (e.g. made by mkdtemp): bound as is, uid 65534 could not enter it.
+        for file in files_of(real):
+            _attachment_ops(mounts, file)
+        return
     for dest in dict.fromkeys([os.path.abspath(path), real]):
-        if dest.startswith(("/proc/", "/dev/", "/sys/")) or dest in ("/", "/tmp"):
+        if dest.startswith(("/proc/", "/dev/", "/sys/")) or dest in ("/", "/tmp", WORKDIR):
             continue
         if os.path.isfile(real) and not os.stat(real).st_mode & 0o004:
             # Root-only file: the uid-65534 child could not read a bind of it; bwrap copies it instead.
@@ -158,9 +179,10 @@ def bwrap_args(attachments: list[str], *, drop_with_setpriv: bool) -> Mounts:
     m.add("--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", dest="/tmp", mirrors=False)
     for path in attachments:
         _attachment_ops(m, path)
-    for name, value in child_env("/tmp").items():
+    m.add("--perms", "0777", "--dir", WORKDIR, dest=WORKDIR, mirrors=False)
+    for name, value in child_env(WORKDIR, "/tmp").items():
         m.args += ["--setenv", name, value]
-    m.args += ["--chdir", "/tmp", "--"]
+    m.args += ["--chdir", WORKDIR, "--"]
     if drop_with_setpriv:
         m.args += setpriv_args()
     return m

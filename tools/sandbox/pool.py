@@ -19,19 +19,27 @@ import threading
 from collections import OrderedDict
 from typing import Callable, Hashable
 
+from tools.sandbox.launcher import files_of
+
 Spawn = Callable[[], subprocess.Popen[bytes]]
 MAX_SPARES = 4
 
 
+def _identity(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, None, None, None)
+    return (path, st.st_size, st.st_mtime_ns, st.st_mode)
+
+
 def attachment_key(paths: list[str]) -> tuple:
-    """Identity of the attachments as the sandbox would bind them."""
+    """Identity of the attachments as the sandbox would bind them (files of copied directories included)."""
     key = []
     for p in paths:
-        try:
-            st = os.stat(p)
-            key.append((p, st.st_size, st.st_mtime_ns, st.st_mode))
-        except OSError:
-            key.append((p, None, None, None))
+        key.append(_identity(p))
+        if os.path.isdir(p):  # a directory's mtime misses changes in its subdirectories
+            key += [_identity(f) for f in files_of(p)]
     return tuple(key)
 
 

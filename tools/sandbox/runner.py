@@ -131,7 +131,7 @@ def run_sandboxed(code: str, *, limits: Limits, wall_seconds: float, attachments
             if is_root:
                 os.chown(workdir, NOBODY, NOBODY)
             cmd = limits.prlimit_args() + (setpriv_args() if is_root else []) + python_args()
-            proc = _popen(cmd, cwd=workdir, env=child_env(workdir), pass_fds=[])
+            proc = _popen(cmd, cwd=workdir, env=child_env(workdir, workdir), pass_fds=[])
     except OSError as exc:
         _cleanup([], workdir)
         return SandboxResult("", str(exc), "error", None, 0.0, detail=f"could not start the sandbox: {exc}")

@@ -10,7 +10,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.executor import ToolFailure
-from tools.paths import attachments_of
+from tools.paths import attachments_of, workspace_dir
 from tools.registry import MissingDependency
 from tools.sandbox.launcher import Limits, missing_binaries, probe_namespaces
 from tools.sandbox.runner import Mode, SandboxResult, run_sandboxed
@@ -84,8 +84,8 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
 
         Use it for arithmetic, counting, dates, string puzzles and data analysis. print() every value
         you need (the value of a final bare expression is printed too). Available: the standard library,
-        numpy, pandas, openpyxl. The task's attached files can be read at their absolute paths; the
-        working directory is an empty scratch folder. There is no network and no access to other
+        numpy, pandas, openpyxl. The task's attached files (and files read_file extracted from an
+        archive) can be read at their absolute paths; the working directory is an empty scratch folder. There is no network and no access to other
         files; each call starts fresh (no variables survive between calls).
 
         Args:
@@ -94,7 +94,8 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
         code = strip_fences(code)
         if not code.strip():
             raise ToolFailure("no code given: pass a complete Python program that print()s its result.", "bad_arguments")
-        attachments = [str(p) for p in attachments_of(config)]
+        # Files read_file extracted from archives (or fetch_webpage downloaded) live in the workspace.
+        attachments = [str(p) for p in attachments_of(config)] + [str(workspace_dir())]
         result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=attachments,
                                mode=mode, output_cap=output_cap)
         return format_result(result, mode=mode)
