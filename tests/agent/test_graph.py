@@ -43,7 +43,7 @@ def slow_echo(text: str) -> str:
     Args:
         text: What to echo.
     """
-    time.sleep(0.3)
+    time.sleep(0.5)
     return text.upper()
 
 
@@ -94,7 +94,7 @@ def test_events_are_streamed_live() -> None:
         arrivals.append((event.kind, time.monotonic() - start))
     first_call = next(t for k, t in arrivals if k == "tool_call")
     answer = next(t for k, t in arrivals if k == "answer")
-    assert answer - first_call >= 0.55  # the first tool call arrived before the two slow tools ran
+    assert answer - first_call >= 0.95  # the first tool call arrived before the two slow tools ran
 
 
 def test_parallel_tool_calls_are_all_answered_in_order() -> None:
@@ -103,7 +103,7 @@ def test_parallel_tool_calls_are_all_answered_in_order() -> None:
                        ai("FINAL ANSWER: done")])
     start = time.monotonic()
     sol = pipe.solve("three at once")
-    assert time.monotonic() - start < 0.55  # ran concurrently, not 2 × 0.3 s
+    assert time.monotonic() - start < 0.95  # ran concurrently, not 2 × 0.5 s
     replies = [m for m in model.calls[1] if isinstance(m, ToolMessage)]
     assert [r.content for r in replies] == ["X", "Y", "2"]
     assert len([e for e in sol.events if isinstance(e, ToolResult)]) == 3
@@ -244,7 +244,7 @@ def test_abandoned_stream_stops_the_run() -> None:
         if isinstance(event, ToolCall):
             break
     events.close()  # the UI went away while the tool runs
-    time.sleep(0.6)  # longer than the tool
+    time.sleep(0.9)  # longer than the tool
     assert len(model.calls) == 1  # the second model call was never made
 
 

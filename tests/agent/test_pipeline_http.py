@@ -73,7 +73,7 @@ def test_hanging_server_is_a_recorded_failure() -> None:
     error = sol.events[-1]
     assert isinstance(error, ErrorEvent) and error.stage == "model"
     assert "no response within LLM_TIMEOUT=1s" in error.message and "after 2 attempts" in error.message
-    assert sol.retries == 1 and 2.0 <= took < 5.0
+    assert sol.retries == 1 and 2.0 <= took < 8.0  # two 1 s timeouts, not two 6 s hangs
 
 
 def test_iteration_cap_gives_best_effort_answer() -> None:
