@@ -87,16 +87,16 @@ class VectorStore:
         self._index = None
         self._entries: dict[int, Entry] = {}
         self._manifest: dict = {}
-        self._stamp: tuple[int, int] | None = None  # manifest (mtime_ns, size) of the loaded state
+        self._stamp: tuple[int, int, int] | None = None  # manifest (inode, mtime_ns, size) of the loaded state
         self._dirty = False  # unsaved changes in memory: do not reload over them
 
     # ---- state on disk ------------------------------------------------------------------------------
-    def _manifest_stamp(self) -> tuple[int, int] | None:
+    def _manifest_stamp(self) -> tuple[int, int, int] | None:
         try:
             st = (self.directory / MANIFEST_FILE).stat()
         except OSError:
             return None
-        return (st.st_mtime_ns, st.st_size)
+        return (st.st_ino, st.st_mtime_ns, st.st_size)  # each save replaces the file: a new inode
 
     def exists(self) -> bool:
         """True when the directory holds a saved index (possibly with zero entries)."""
