@@ -112,3 +112,12 @@ def test_tool_observation_is_in_the_trace_and_the_request() -> None:
     result = next(e for e in sol.events if isinstance(e, ToolResult))
     assert not result.ok and result.output.startswith("Error:")
     assert tool_results(srv.requests[1].body) == [result.output]
+
+
+def test_retry_is_visible_while_waiting() -> None:
+    with ScriptedOpenAI([fail(429, retry_after=1), say("FINAL ANSWER: ok")]) as srv:
+        arrivals = {}
+        start = time.monotonic()
+        for event in make_pipeline(srv).stream("q"):
+            arrivals.setdefault(event.kind, time.monotonic() - start)
+    assert arrivals["answer"] - arrivals["retry"] >= 0.9  # the UI hears of the wait when it starts
