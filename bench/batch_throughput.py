@@ -16,6 +16,10 @@ start to last task end). Three modes run in the same process, on the same tasks:
 - concurrent, rate unknown: the limiter learns it from the 429s (none may fail a task);
 - the seed's sequential mode: concurrency 1 with a delay between task starts (default: the smallest
   delay that keeps two calls per task under the limit, the best a seed user could configure).
+
+`--server window` uses the stock ScriptedOpenAI limit instead (a sliding 60 s window: `rpm` requests
+at once, then nothing until the oldest leaves the window); pick --tasks above rpm/2 to hit it, e.g.
+`--server window --rpm 20 --tasks 15 --modes adaptive` (about a minute).
 """
 
 from __future__ import annotations
@@ -68,9 +72,18 @@ def make_samples(n: int) -> list[Sample]:
                    final_answer=str(2 * i)) for i in range(n)]
 
 
+def rate_bound(requests: int, rpm: float, latency: float, server: str) -> float:
+    """Least time `requests` requests can take under the server's limit."""
+    if server == "window":  # a sliding minute admits `rpm` at once, then the next batch 60 s later
+        return (requests - 1) // int(rpm) * 60.0 + latency
+    return (requests - 1) * 60.0 / rpm + latency
+
+
 def run_mode(name: str, *, tasks: int, rpm: float, latency: float, concurrency: int, known: bool, delay: float,
-             work: Path) -> dict[str, Any]:
-    with SteadyRateOpenAI(bench_script, latency=latency, rpm=rpm) as srv:
+             work: Path, server: str = "steady") -> dict[str, Any]:
+    srv_cm = (SteadyRateOpenAI(bench_script, latency=latency, rpm=rpm) if server == "steady"
+              else ScriptedOpenAI(bench_script, latency=latency, rpm_limit=int(rpm)))
+    with srv_cm as srv:
         settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-bench", RAG_ENABLED=False,
                                  RAG_INDEX_DIR=work / "rag", LLM_REQUESTS_PER_MINUTE=rpm if known else 0,
                                  BATCH_QUESTION_DELAY=delay)
@@ -82,7 +95,7 @@ def run_mode(name: str, *, tasks: int, rpm: float, latency: float, concurrency: 
         wall = time.monotonic() - t0
         requests, limited = len(srv.requests), srv.rate_limited
     admitted = requests - limited
-    minimum = (admitted - 1) * 60.0 / rpm + latency
+    minimum = rate_bound(admitted, rpm, latency, server)
     elapsed = result.summary["elapsed_s"]
     return {"mode": name, "concurrency": concurrency, "rpm_known": known, "delay_s": delay if concurrency == 1 else None,
             "requests": admitted, "429s": limited, "elapsed_s": elapsed, "wall_s": round(wall, 2),
@@ -99,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seq-delay", type=float, default=None,
                         help="delay between task starts in the sequential mode (default 2 * 60 / rpm)")
     parser.add_argument("--modes", default="known,adaptive,sequential")
+    parser.add_argument("--server", choices=["steady", "window"], default="steady",
+                        help="rate enforcement: steady (GCRA, default) or the stock sliding 60 s window")
     args = parser.parse_args(argv)
     seq_delay = 2 * 60.0 / args.rpm if args.seq_delay is None else args.seq_delay
     modes = {
@@ -106,11 +121,13 @@ def main(argv: list[str] | None = None) -> int:
         "adaptive": dict(concurrency=args.concurrency, known=False, delay=0.0),
         "sequential": dict(concurrency=1, known=False, delay=seq_delay),
     }
-    print(f"{args.tasks} tasks x 2 model calls, {args.latency:g} s latency, {args.rpm:g} rpm (steady, burst 2)")
+    kind = "steady, burst 2" if args.server == "steady" else "sliding 60 s window"
+    print(f"{args.tasks} tasks x 2 model calls, {args.latency:g} s latency, {args.rpm:g} rpm ({kind})")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.modes.split(","):
-            row = run_mode(name, tasks=args.tasks, rpm=args.rpm, latency=args.latency, work=Path(tmp), **modes[name])
+            row = run_mode(name, tasks=args.tasks, rpm=args.rpm, latency=args.latency, work=Path(tmp), server=args.server,
+                           **modes[name])
             rows.append(row)
             print(f"  {name:<10} conc={row['concurrency']:<2} requests={row['requests']:<4} 429s={row['429s']:<3} "
                   f"elapsed={row['elapsed_s']:7.2f}s  minimum={row['minimum_s']:6.2f}s  "

@@ -208,7 +208,8 @@ def run_batch(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, se
     if loaded.records and not config.resume:
         raise RunError(f"{out} already holds {len(loaded.records)} finished task(s): resume that run "
                        "(--resume) or choose another output directory.")
-    unique = list({s.task_id: s for s in reversed(samples)}.values())[::-1]
+    seen: set[str] = set()
+    unique = [s for s in samples if not (s.task_id in seen or seen.add(s.task_id))]  # first of duplicates
     todo = [s for s in unique if s.task_id not in loaded.records]
     previous = [loaded.records[s.task_id] for s in unique if s.task_id in loaded.records]
     stop = stop or threading.Event()
