@@ -41,6 +41,7 @@ _THOUSANDS = re.compile(r"^([-+]?[$€£]?)(\d{1,3}(?:,\d{3})+)(\.\d+)?(%?)$")
 _WRAPPERS = [("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("`", "`"), ("[", "]"), ('"', '"'),
              ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("$", "$"), ("(", ")"), ("「", "」")]
 _TRAILING = ".。;；,，:：!！"
+_EDGE_TAGS = re.compile(r"^(?:<[A-Za-z_]+>\s*)+|(?:\s*</?[A-Za-z_]+>)+$")  # <answer>42</answer>
 
 
 def extract_final_answer(text: str) -> str:
@@ -108,6 +109,7 @@ def clean_answer(text: str) -> str:
     s = s.replace("```", "").strip()
     for _ in range(4):  # wrappers can nest: **"[42]"**.
         before = s
+        s = _EDGE_TAGS.sub("", s).strip()
         s = _BOXED.sub(lambda m: m.group(1), s)
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
         s = _LEADING.sub("", s).strip()

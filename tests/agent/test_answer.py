@@ -45,6 +45,10 @@ CASES = [
     ("FINAL ANSWER: 0", "0", "final_answer_marker"),
     ("FINAL ANSWER - Tokyo", "Tokyo", "final_answer_marker"),
     ("The final answer is: 99", "99", "final_answer_marker"),
+    ("<answer>FINAL ANSWER: 3</answer>", "3", "final_answer_marker"),
+    ("FINAL ANSWER: <answer>Lima</answer>", "Lima", "final_answer_marker"),
+    ("Final Answer: The final answer is $\\boxed{42}$", "42", "final_answer_marker"),
+    ("FINAL ANSWER: $1,234.50", "$1234.50", "final_answer_marker"),
     # --- reasoning blocks ------------------------------------------------------------------------
     ("<think>Maybe FINAL ANSWER: 5? No.</think>\nFINAL ANSWER: 6", "6", "final_answer_marker"),
     ("<think>FINAL ANSWER: 3</think>The answer is 4.", "4", "answer_is"),
