@@ -135,6 +135,19 @@ class Pipeline:
         assert self._parts.registry is not None
         return self._parts.registry
 
+    @property
+    def knowledge_base(self) -> KnowledgeBase:
+        """The knowledge base the router consults (opened on first use); shared with `with_gate` copies."""
+        self.preload()
+        assert self._parts.knowledge_base is not None
+        return self._parts.knowledge_base
+
+    @property
+    def llm(self) -> BaseChatModel | None:
+        """The chat model (None when no endpoint is configured)."""
+        self.preload()
+        return self._parts.llm
+
     # -- running ----------------------------------------------------------------------------------
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
                history: list[dict] | None = None, use_rag: bool = True) -> Iterator[Event]:

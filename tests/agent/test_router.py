@@ -146,6 +146,7 @@ def test_with_gate_shares_the_heavy_parts() -> None:
     status = pipe.preload()
     twin = pipe.with_gate(object())  # type: ignore[arg-type]
     assert twin.preload() == status and twin.registry is pipe.registry
+    assert twin.knowledge_base is pipe.knowledge_base and twin.llm is pipe.llm is not None
     assert twin._parts is pipe._parts and twin.gate is not pipe.gate
 
 
