@@ -189,3 +189,11 @@ def test_questions_endpoint_down_is_reported_not_fatal(api, pipeline, tmp_path):
 def test_missing_username_is_reported(api, pipeline, tmp_path):
     result = run_api_evaluation("  ", "x", pipeline, settings_for(api, tmp_path), concurrency=1, client=client_for(api))
     assert "username" in result.errors[0] and not api.submissions
+
+
+def test_a_failed_attachment_download_is_reported_and_the_task_still_answered(api, pipeline, tmp_path):
+    api.inject("files", 500, 500, 500)  # the first download gives up after 3 attempts
+    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=1, client=client_for(api))
+    assert len(result.records) == 6 and len(api.submissions) == 6
+    assert any("attachment sales.xlsx not downloaded" in e and "HTTP 500" in e for e in result.errors)
+    assert any("HTTP 500" in p and "retrying" in p for p in result.errors)
