@@ -51,7 +51,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         upload = gr.File(label="Attachment (optional)", type="filepath", height=110)
                         with gr.Column():
                             use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
-                            task_info = gr.Markdown("No GAIA task picked: a free question.")
+                            task_info = gr.Markdown("No GAIA task picked: a free question.", elem_id="task-info")
                     with gr.Row():
                         ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
                         stop_btn = gr.Button("■ Stop", variant="stop")
@@ -63,9 +63,10 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         with gr.Row():
                             pick_split = gr.Dropdown(["validation", "test"], value="validation", label="Split")
                             pick_level = gr.Dropdown(LEVELS, value="All", label="Level")
-                        pick_dir = gr.Textbox(label="Local GAIA folder", placeholder="/path/to/GAIA (has 2023/validation/)")
-                        load_btn = gr.Button("Load tasks")
-                        task_pick = gr.Dropdown(choices=[], label="Task", interactive=True)
+                        pick_dir = gr.Textbox(label="Local GAIA folder", placeholder="/path/to/GAIA (has 2023/validation/)",
+                                              elem_id="pick-dir")
+                        load_btn = gr.Button("Load tasks", elem_id="load-btn")
+                        task_pick = gr.Dropdown(choices=[], label="Task", interactive=True, elem_id="task-pick")
                         task_table = gr.Dataframe(headers=SAMPLE_HEADERS, interactive=False, max_height=240,
                                                   label="Tasks")
             trace = gr.Chatbot(label="Live trace", height=560, elem_id="trace", buttons=["copy", "copy_all"],
@@ -210,7 +211,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                       show_progress_on=[progress_box])
         resume_btn.click(resume, form, outputs, api_name="resume", concurrency_id="batch", concurrency_limit=2,
                          show_progress_on=[progress_box])
-        halt_btn.click(halt, [control], batch_status, api_visibility="private", queue=False)
+        halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
         refresh_btn.click(runs, None, [run_a, run_b], api_visibility="private", queue=False)
         compare_btn.click(compare, [run_a, run_b], comparison, api_name="compare", concurrency_id="light")
     return demo

@@ -106,3 +106,18 @@ def test_chat_twice_with_memory(page):
                            ".every(e => e.classList.contains('hide'))")  # the turn is over
     page.wait_for_timeout(500)  # let the last bubble settle for the screenshot
     _shot(page, "chat.png")
+
+
+def test_pick_a_gaia_task_and_see_the_verdict(page, gaia_dir):
+    page.get_by_text("Pick a task from a GAIA split").click()
+    page.fill("#pick-dir textarea", str(gaia_dir))
+    page.click("#load-btn")
+    page.wait_for_function("document.querySelector('#task-info').innerText.includes('Loaded 6 task(s)')")
+    page.click("#task-pick input")
+    page.locator("[role=option]", has_text="Sales column").first.click()
+    page.wait_for_function("document.querySelector('#task-info').innerText.includes('expected: 60')")
+    assert "total of the Sales column" in page.input_value("#question textarea")
+    page.click("#ask-btn")
+    page.wait_for_function("document.querySelector('#answer textarea').value === '60'")
+    page.wait_for_function("document.querySelector('#verdict').innerText.includes('Correct')")
+    assert "sales.xlsx" in page.inner_text("#trace")  # the task's attachment went with the question

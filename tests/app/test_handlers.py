@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,52 @@ def test_load_tasks_and_preview_an_attachment(client, gaia_dir):
 def test_rag_lookup_without_an_index_reports_a_miss(client):
     text = client.predict("What is the capital city of France?", api_name="/rag_lookup")
     assert "Tier: miss" in text
+
+
+def test_concurrent_sessions_keep_their_own_traces(app_server):
+    questions = {"What is 2**10+7? Use the calculator.": "1031", "What is the capital city of France?": "Paris"}
+    jobs = {q: Client(app_server.url, verbose=False).submit(q, None, api_name="/ask") for q in questions}
+    for question, expected in questions.items():
+        trace, answer, *_ = jobs[question].result(timeout=60)
+        assert answer == expected
+        assert trace[0]["role"] == "user" and question in _text(trace[0])
+        other = next(q for q in questions if q != question)
+        assert other not in json.dumps(trace)
+
+
+def test_a_long_batch_does_not_block_the_debug_tab(app_server, gaia_dir):
+    batch = Client(app_server.url, verbose=False).submit(
+        "Local GAIA folder", "validation", str(gaia_dir), "All", 0, "", 1, 0, False, "", api_name="/evaluate")
+    debug = Client(app_server.url, verbose=False)
+    deadline = time.monotonic() + 30
+    while "done" not in str(batch.outputs()[-1:]) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the batch is running
+    _trace, answer, *_ = debug.predict("What is 2**10+7? Use the calculator.", None, api_name="/ask")
+    assert answer == "1031"
+    assert not batch.done(), "the question should have been answered while the batch was still running"
+    status, *_ = batch.result(timeout=120)
+    assert status.startswith("🏁") and "6/6 done" in status
+
+
+def test_stop_then_resume_finishes_the_same_run(app_server, gaia_dir):
+    client = Client(app_server.url, verbose=False)
+    job = client.submit("Local GAIA folder", "validation", str(gaia_dir), "All", 0, "", 1, 0, False, "",
+                        api_name="/evaluate")
+    deadline = time.monotonic() + 30
+    while not any("1/6 done" in str(out[0]) for out in job.outputs()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "Stopping" in client.predict(api_name="/stop")
+    status, table, *_ = job.result(timeout=60)
+    assert status.startswith("⏹️") and "Resume" in status
+    stopped_rows = len(table["data"])
+    assert 1 <= stopped_rows < 6
+    status, table, _summary, _chart, files = client.predict(
+        "Local GAIA folder", "validation", str(gaia_dir), "All", 0, "", 1, 0, False, "", api_name="/resume")
+    assert status.startswith("🏁") and "6/6 done" in status and "6/6 correct" in status
+    assert len(table["data"]) == 6
+    details = next(f for f in files if f.endswith("details.jsonl"))
+    assert len(Path(details).read_text().splitlines()) == 6  # each task once, across both sessions
+
+
+def test_stop_without_a_run_says_so(client):
+    assert "No run" in client.predict(api_name="/stop")
