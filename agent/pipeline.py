@@ -30,6 +30,7 @@ from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.router import decide
 from agent.state import RunContext
 from config import Settings, get_settings, redact
+import rag
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.registry import FACTORIES, ToolRegistry, build_registry
 
@@ -115,8 +116,6 @@ class Pipeline:
                                      on_call=_record_hint_call,
                                      on_retry=functools.partial(_record_hint_retry, s.RATE_LIMIT_RETRY_MAX))
         try:
-            import rag  # a layer below; imported here so a broken rag package cannot break `import agent`
-
             return rag.open_knowledge_base(s, hint_llm=hint_llm)
         except Exception as exc:  # noqa: BLE001 - without a knowledge base the agent still works
             parts.status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
