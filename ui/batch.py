@@ -7,7 +7,6 @@ downloads. Stop sets the session's stop Event; Resume reruns with `resume=True` 
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -84,7 +83,8 @@ def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
 def new_output_dir(settings: Settings, req: BatchRequest) -> Path:
     """A fresh run folder under OUTPUT_DIR, named by time and split."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    base = Path(settings.OUTPUT_DIR) / f"app-{stamp}-{req.split}"
+    name = "api" if req.source == SOURCES[2] else req.split
+    base = Path(settings.OUTPUT_DIR) / f"app-{stamp}-{name}"
     path, n = base, 1
     while path.exists():
         n += 1
@@ -116,6 +116,9 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
     if control.running:
         yield BatchView(status="A run is already going in this session: stop it first.")
         return
+    if resume and req.source == SOURCES[2]:
+        yield BatchView(status="Resume continues dataset runs; run the scoring API again to resubmit.")
+        return
     if resume and not control.output_dir:
         yield BatchView(status="Nothing to resume: start a run first (Resume continues the last run of this session).")
         return
@@ -141,7 +144,7 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
     control.running = True
     try:
         if api:
-            yield from _api_stream(runtime, pipeline, req, control, progress)
+            yield from _api_stream(runtime, pipeline, req, control, output_dir, progress)
         else:
             yield from _runner_stream(runtime, pipeline, req, control, output_dir, resume, progress)
     except Exception as exc:  # noqa: BLE001 - RunError, DatasetError, a failed write: one clear line
@@ -198,40 +201,52 @@ def _line_from_records(records: list[TaskRecord], total: int) -> str:
     return progress_line(len(records), max(total, len(records)), correct, len(scored), errors, elapsed, 0.0)
 
 
-def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl,
+def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl, output_dir: Path,
                 progress: ProgressFn | None) -> Iterator[BatchView]:
     from evaluation.scoring_api import run_api_evaluation
 
     settings = runtime.settings
     agent_code = f"https://huggingface.co/spaces/{settings.SPACE_ID}/tree/main" if settings.SPACE_ID else "local run"
     records: list[TaskRecord] = []
-    yield BatchView(status=f"▶️ Fetching questions from {settings.SCORING_API_URL} for {req.username}…")
+    yield BatchView(status=f"▶️ Fetching the questions from {settings.SCORING_API_URL} for {req.username}…")
     work = iterate_in_thread(lambda report: run_api_evaluation(
-        req.username.strip(), agent_code, pipeline, settings, concurrency=req.concurrency,
-        on_progress=report, stop=control.stop))
+        req.username.strip(), agent_code, pipeline, settings, concurrency=req.concurrency, on_progress=report,
+        stop=control.stop, output_dir=output_dir, use_rag=req.use_rag))
     for item in work:
         if isinstance(item, Finished):
-            yield api_result_view(item.value, records)
+            yield api_result_view(item.value)
             return
-        if item is None:
-            continue
         if getattr(item, "last", None) is not None:
             records = merge_record(records, item.last)
         line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
         _report(progress, item, line)
-        yield BatchView(status="▶️ " + line, rows=record_rows(records))
+        yield BatchView(status="▶️ " + line + " (verdicts from each cumulative submission)", rows=record_rows(records))
         _report(progress, item, line)
 
 
-def api_result_view(result: Any, records: list[TaskRecord]) -> BatchView:
-    """The scoring API's verdict: its message and score, and the answers that were submitted."""
-    final = list(getattr(result, "records", None) or records)
-    data = result.to_dict() if hasattr(result, "to_dict") else result if isinstance(result, dict) else {"result": str(result)}
-    message = data.get("message") or data.get("status") or ""
-    summary = f"**Submission:** {message}\n\n```json\n{json.dumps(data, indent=2, default=str)[:4000]}\n```"
-    output_dir = getattr(result, "output_dir", None)
-    files = [str(Path(output_dir) / n) for n in DOWNLOADS if output_dir and (Path(output_dir) / n).is_file()]
-    return BatchView(status="🏁 Submitted", rows=record_rows(final), summary=summary, files=files)
+def api_result_view(result: Any) -> BatchView:
+    """The scoring API's verdict, each submission's result, the problems, and the run's files."""
+    data = result.to_dict()
+    score = data.get("score")
+    head = f"**{data.get('message') or 'No verdict.'}**"
+    if score is not None:
+        head += f"\n\nScore: **{score}%** · correct: {data.get('correct_count', '?')}/{data.get('total_attempted', '?')}"
+    lines = ["| task | answers submitted | correct count | this answer | note |", "| --- | ---: | ---: | :---: | --- |"]
+    for sub in result.submissions:
+        mark = "?" if sub.correct is None else ("✅" if sub.correct else "❌")
+        note = (sub.error or sub.message or "").replace("|", "\\|").replace("\n", " ")[:120]
+        count = "" if sub.correct_count is None else sub.correct_count
+        lines.append(f"| {sub.task_id[:8]} | {sub.submitted} | {count} | {mark} | {note} |")
+    summary = head + "\n\n" + "\n".join(lines)
+    if result.errors:
+        summary += "\n\n**Problems:**\n" + "\n".join(f"- {e}" for e in result.errors)
+    out = Path(result.output_dir)
+    files = [str(out / n) for n in (*DOWNLOADS, "submissions.jsonl") if (out / n).is_file()]
+    chart = out / "accuracy.png"
+    state = "⏹️ Stopped" if result.stopped else "🏁 Submitted"
+    status = f"{state}: {data.get('answered', 0)} answered · {data.get('correct_known', 0)} known correct"
+    return BatchView(status=status, rows=record_rows(result.records), summary=summary,
+                     chart=str(chart) if chart.is_file() else None, files=files)
 
 
 def list_runs(settings: Settings) -> list[str]:

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from tests.support.app_server import AppServer
-from tests.support.gaia_fixture import answer_for, make_gaia_folder
+from tests.support.gaia_fixture import FIXTURE_TASKS, answer_for, make_gaia_folder
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
+from tests.support.scoring_server import ApiTask, ScoringServer
 
 
 def all_text(body: dict[str, Any]) -> str:
@@ -76,15 +77,30 @@ def gaia_dir(tmp_path_factory) -> Path:
     return make_gaia_folder(tmp_path_factory.mktemp("gaia"))
 
 
+API_TASKS = [
+    ApiTask(task_id="api-arith", question=FIXTURE_TASKS[0].question, answer=FIXTURE_TASKS[0].answer),
+    ApiTask(task_id="api-capital", question=FIXTURE_TASKS[-1].question, answer=FIXTURE_TASKS[-1].answer, level="3"),
+    ApiTask(task_id="api-unknown", question="What colour is the number seven?", answer="blue", level="2"),
+]
+"""Scoring-API questions: the scripted model gets the first two right and the third wrong."""
+
+
 @pytest.fixture(scope="module")
-def app_server(model_server, tmp_path_factory):
+def scoring_api():
+    """A local Unit 4 scoring API (its `.submissions` are inspected by the tests)."""
+    with ScoringServer(API_TASKS) as api:
+        yield api
+
+
+@pytest.fixture(scope="module")
+def app_server(model_server, scoring_api, tmp_path_factory):
     """The app, preloading, pointed at the scripted server; RAG and outputs in a temp folder."""
     tmp = tmp_path_factory.mktemp("app")
     env = {
         "OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test", "MODEL_NAME": "scripted",
         "OUTPUT_DIR": str(tmp / "runs"), "RAG_INDEX_DIR": str(tmp / "rag_index"), "RAG_LLM_HINTS": "false",
         "BATCH_QUESTION_DELAY": "0", "RATE_LIMIT_RETRY_BASE_DELAY": "0.1", "SEARCH_PROVIDERS": "wikipedia",
-        "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php",
+        "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php", "SCORING_API_URL": scoring_api.url,
     }
     with AppServer(env) as app:
         yield app
