@@ -77,8 +77,7 @@ def reasoning_summary(solution: Solution, settings: Settings, *, limit: int = 20
     step = 0
     for event in solution.events:
         if isinstance(event, RouteDecided):
-            extra = f", attachment {event.file_type} -> {event.tool_hint}" if event.file_type and event.tool_hint else ""
-            lines.append(f"route: {event.route} ({_short(event.reason, 120)}{extra})")
+            lines.append(f"route: {event.route} ({_short(event.reason, 160)})")
         elif isinstance(event, ToolCall):
             calls[event.call_id] = event
         elif isinstance(event, ToolResult):

@@ -269,7 +269,8 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
     write_results_jsonl(records, out / "results.jsonl")
     meta: dict[str, Any] = {
         "split": config.split, "model": settings.MODEL_NAME, "concurrency": config.concurrency or settings.BATCH_CONCURRENCY,
-        "requests_per_minute": settings.LLM_REQUESTS_PER_MINUTE or "adaptive", "use_rag": config.use_rag,
+        "requests_per_minute": settings.LLM_REQUESTS_PER_MINUTE or "adaptive",
+        "use_rag": config.use_rag and settings.RAG_ENABLED,
         "tasks_selected": len(samples), "sessions": len(loaded.sessions), "stopped": stopped,
         "remaining": sum(1 for s in samples if s.task_id not in loaded.records),
     }

@@ -242,7 +242,9 @@ def test_known_rpm_spaces_model_requests_across_tasks(server, pipeline, samples,
               run_settings(LLM_REQUESTS_PER_MINUTE=300))  # one request per 0.2 s
     times = sorted(r.at for r in server.requests[since:])
     gaps = [b - a for a, b in zip(times, times[1:])]
-    assert len(times) == 8 and min(gaps) >= 0.18
+    assert len(times) == 8
+    assert times[-1] - times[0] >= 7 * 0.2 - 0.03  # spaced at the limit overall...
+    assert min(gaps) >= 0.12  # ...and never a burst (the margin is HTTP jitter on a busy machine)
 
 
 def test_test_split_export_check_says_what_is_missing(server, pipeline, tmp_path):
