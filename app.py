@@ -184,6 +184,10 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
             ctl.stop.set()
             return "⏹️ Stopping: no new task starts; running tasks finish and are checkpointed. Resume continues."
 
+        def status_text() -> str:
+            """The header's status line: what the preload made ready, is loading, or is missing."""
+            return runtime.status_markdown()
+
         def runs():
             found = list_runs(settings)
             return gr.Dropdown(choices=found), gr.Dropdown(choices=found)
@@ -191,6 +195,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
         # ---------------------------------------------------------------- wiring
         demo.load(refresh_status, None, [status, tools_md, timer], api_visibility="private", queue=False)
         timer.tick(refresh_status, None, [status, tools_md, timer], api_visibility="private", queue=False)
+
+        gr.api(status_text, api_name="status", queue=False)
 
         question.input(lambda: (None, "No GAIA task picked: a free question."), None, [task, task_info],
                        api_visibility="private", queue=False)
