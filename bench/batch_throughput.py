@@ -7,8 +7,8 @@ rate, the way providers that quantise their per-minute limit to short intervals 
 burst of two requests; over the limit it answers 429 with the exact Retry-After). Every task needs two
 model calls (a calculator tool call, then the answer), through the real `Pipeline` and the real runner.
 
-The rate-limit-bound minimum for N requests is (N - 1) * 60 / rpm + latency: the last request cannot
-start earlier and still takes `latency`. The ceiling ratio is minimum / elapsed (1.0 = the limit is the
+The rate-limit-bound minimum for N requests is (N - 2) * 60 / rpm + latency: after the burst of two,
+the last request cannot start earlier, and it still takes `latency`. The ceiling ratio is minimum / elapsed (1.0 = the limit is the
 only thing that took time; goal >= 0.9). Elapsed is the runner's summary `elapsed_s` (first task
 start to last task end). Three modes run in the same process, on the same tasks:
 
@@ -41,10 +41,14 @@ from evaluation.runner import RunConfig, run_batch  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAI, call, first_user_text, say, tool_results  # noqa: E402
 
 
+BURST = 2
+"""Requests the steady-rate server lets through back to back before it enforces the spacing."""
+
+
 class SteadyRateOpenAI(ScriptedOpenAI):
     """ScriptedOpenAI whose rpm cap is a steady rate (GCRA) with a small burst, not a sliding minute."""
 
-    def __init__(self, script: Any, *, latency: float, rpm: float, burst: int = 2) -> None:
+    def __init__(self, script: Any, *, latency: float, rpm: float, burst: int = BURST) -> None:
         super().__init__(script, latency=latency)
         self.interval = 60.0 / rpm
         self.tolerance = (burst - 1) * self.interval
@@ -73,10 +77,10 @@ def make_samples(n: int) -> list[Sample]:
 
 
 def rate_bound(requests: int, rpm: float, latency: float, server: str) -> float:
-    """Least time `requests` requests can take under the server's limit."""
+    """Least time `requests` requests can take under the server's limit (the last one still takes `latency`)."""
     if server == "window":  # a sliding minute admits `rpm` at once, then the next batch 60 s later
         return (requests - 1) // int(rpm) * 60.0 + latency
-    return (requests - 1) * 60.0 / rpm + latency
+    return max(0, requests - BURST) * 60.0 / rpm + latency
 
 
 def run_mode(name: str, *, tasks: int, rpm: float, latency: float, concurrency: int, known: bool, delay: float,

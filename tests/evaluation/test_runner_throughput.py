@@ -27,7 +27,7 @@ def test_known_rpm_runs_at_the_limit_without_a_single_429(tmp_path):
     result, limited, minimum = run(tmp_path, known=True)
     assert limited == 0
     assert result.summary["correct"] == TASKS and result.summary["errors"] == 0
-    assert result.summary["elapsed_s"] <= 1.15 * minimum
+    assert result.summary["elapsed_s"] <= 1.2 * minimum  # short run: the 2-request burst it forgoes weighs ~7 %
 
 
 @pytest.mark.integration
