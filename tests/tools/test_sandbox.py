@@ -220,3 +220,9 @@ def test_files_extracted_by_read_file_are_readable(tmp_path):
     assert out.output.strip() == "42"
     out = run(f"open({str(member)!r}, 'w').write('x')")
     assert not out.ok and member.read_text() == "n\n20\n22\n"
+
+
+def test_on_error_stderr_survives_long_stdout():
+    out = run("for i in range(2000):\n    print('line', i)\nraise KeyError('the cause')")
+    assert not out.ok and "earlier characters of stdout cut" in out.output
+    assert "line 1999" in out.output and "KeyError: 'the cause'" in out.output

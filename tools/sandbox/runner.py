@@ -161,6 +161,10 @@ def _supervise(proc: subprocess.Popen[bytes], code: str, *, limits: Limits, wall
         if proc.returncode is None:
             _kill_group(proc)
             proc.wait()
+        readers[0].join(timeout=0.5)
+        if readers[0].is_alive() or readers[1].is_alive():
+            # Something outside the PID namespace's reach (degraded mode) still holds the pipes.
+            _kill_group(proc)
         for t in readers:
             t.join(timeout=2.0)
         writer.join(timeout=1.0)

@@ -17,6 +17,7 @@ from tools.sandbox.runner import Mode, SandboxResult, run_sandboxed
 
 DEGRADED_LABEL = "[sandbox: degraded — no namespace isolation]"
 STDERR_TAIL = 3000
+STDOUT_TAIL_ON_ERROR = 2000
 
 
 def sandbox_mode(settings: Settings) -> Mode:
@@ -64,6 +65,8 @@ def format_result(r: SandboxResult, *, mode: Mode) -> str:
         "file_size": "Write smaller files.",
     }.get(r.reason, "Fix the error shown in stderr and run again.")
     parts = [f"{label}run_python stopped: {r.detail}. {hint}"]
+    if len(out) > STDOUT_TAIL_ON_ERROR:  # keep room for stderr, which explains the failure
+        out = f"…[{len(out) - STDOUT_TAIL_ON_ERROR} earlier characters of stdout cut]\n" + out[-STDOUT_TAIL_ON_ERROR:]
     if out.strip():
         parts.append("[stdout]\n" + out)
     if r.stderr.strip():
