@@ -29,6 +29,7 @@ BENIGN = {
     "numpy": ("import numpy as np; print(int(np.arange(1, 101).sum()), np.linalg.det(np.eye(3)))", "5050 1.0"),
     "pandas": ("import pandas as pd; df = pd.DataFrame({'x': [1, 2, 3]}); print(df.x.sum())", "6"),
     "final_expression": ("x = 6\nx * 7", "42"),
+    "multiprocessing": ("import multiprocessing as mp\nwith mp.Pool(2) as p:\n    print(sum(p.map(abs, [-1, -2, -3])))", "6"),
     "unicode": ("print('naïve café — 東京')", "naïve café — 東京"),
     "write_then_read": ("open('a.txt', 'w').write('hello'); print(open('a.txt').read())", "hello"),
     "scratch_tmp": ("import tempfile, os; p = tempfile.mkstemp()[1]; open(p, 'w').write('x'); print(os.path.getsize(p))", "1"),

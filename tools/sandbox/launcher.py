@@ -11,13 +11,17 @@ What is enforced where:
 - `bwrap`: new PID, network, IPC and UTS namespaces (no interface but a down loopback: no sockets
   reach anything); a new mount namespace whose root is an empty tmpfs holding read-only binds of
   /usr (+ /lib*, /bin symlinks), a few /etc files, the Python install and the venv, the task's
-  attachments (read-only, at their own absolute paths), fresh /proc and /dev, and a size-capped tmpfs
-  /tmp holding the empty working directory /tmp/work (all of it vanishes with the namespace). `--clearenv` + a minimal
-  allowlist; `--new-session` (no TIOCSTI on the parent's tty); `--die-with-parent`; no_new_privs.
+  attachments (read-only, at their own absolute paths), fresh /proc and /dev, and size-capped tmpfs
+  mounts: /tmp (holding the empty working directory /tmp/work) and /dev/shm, all of which vanish with
+  the namespace. `--clearenv` + a minimal allowlist; `--new-session` (no TIOCSTI on the parent's
+  tty); `--die-with-parent`; no_new_privs. Files the harness extracted (tools.paths workspace) are
+  bound read-only like attachments.
 - `setpriv`: drops to uid/gid 65534 with no supplementary groups, no capabilities (bounding set
   cleared) and no_new_privs, so RLIMIT_NPROC applies and root-owned files stay unwritable.
-- The parent (`runner.py`): wall-clock deadline then SIGKILL of the process group, byte caps on
-  stdout/stderr, decoding with replacement and control-character stripping.
+- The parent (`runner.py`): wall-clock deadline then SIGKILL of the process group (bwrap leads it;
+  its death tears the PID namespace down), byte caps on stdout/stderr, a kill once a child has
+  printed 16 MiB, decoding with replacement and control-character stripping.
+- Warm spares (`pool.py`) are the same sandboxes started ahead of time; each is used once.
 
 Not enforced: no seccomp filter (the child may make any syscall, but only over its own processes and
 its own mounts), no cgroup (memory is bounded by address space, not RSS; RLIMIT_NPROC counts all
@@ -39,6 +43,7 @@ from pathlib import Path
 
 NOBODY = 65534
 TMPFS_BYTES = 128 * 1024 * 1024
+SHM_BYTES = 64 * 1024 * 1024
 MAX_PROCESSES = 64
 MAX_OPEN_FILES = 256
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -176,6 +181,8 @@ def bwrap_args(attachments: list[str], *, drop_with_setpriv: bool) -> Mounts:
         m.add("--ro-bind", py, py, dest=py)
     m.add("--proc", "/proc", dest="/proc", mirrors=False)
     m.add("--dev", "/dev", dest="/dev", mirrors=False)
+    # multiprocessing's semaphores live in /dev/shm, which bwrap's /dev leaves root-only.
+    m.add("--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", dest="/dev/shm", mirrors=False)
     m.add("--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", dest="/tmp", mirrors=False)
     for path in attachments:
         _attachment_ops(m, path)
