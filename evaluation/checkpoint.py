@@ -8,18 +8,25 @@ time the run sat dead between them.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from evaluation.records import TaskRecord
 
 log = logging.getLogger(__name__)
 
 CHECKPOINT_NAME = "checkpoint.jsonl"
+
+
+class FolderBusy(RuntimeError):
+    """Another live process (or run) holds the run folder."""
 
 
 @dataclass
@@ -70,6 +77,23 @@ class Checkpoint:
                 fh.write(prefix + line)
                 fh.flush()
                 os.fsync(fh.fileno())
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the run folder for this run; FolderBusy if another live run holds it.
+
+        An OS file lock: a killed process releases it with its last breath, so resuming is never blocked.
+        """
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with (self.path.parent / ".lock").open("a") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise FolderBusy(f"another run is writing {self.path.parent}") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def _ends_mid_line(self) -> bool:
         try:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from agent.events import Solution
 from config import Settings, redact
-from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, session_wall_time, write_jsonl_atomic
+from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, session_wall_time, write_jsonl_atomic
 from evaluation.dataset import Sample, load_split
 from evaluation.failures import failure_category, reasoning_summary
 from evaluation.limiter import RateLimiter, StartSpacer
@@ -202,8 +202,18 @@ def run_batch(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, se
     if concurrency < 1:
         raise RunError(f"concurrency must be at least 1, not {concurrency}")
     delay = settings.BATCH_QUESTION_DELAY if config.question_delay is None else config.question_delay
-    out.mkdir(parents=True, exist_ok=True)
     checkpoint = Checkpoint(out / CHECKPOINT_NAME, session=uuid.uuid4().hex[:12])
+    try:
+        with checkpoint.exclusive():
+            return _run_locked(samples, pipeline, config, settings, out, checkpoint, concurrency, delay,
+                               on_progress, stop, split_samples)
+    except FolderBusy:
+        raise RunError(f"Another run is still writing {out}: wait for it to finish or stop it first.") from None
+
+
+def _run_locked(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, settings: Settings, out: Path,
+                checkpoint: Checkpoint, concurrency: int, delay: float, on_progress: ProgressCallback | None,
+                stop: threading.Event | None, split_samples: Sequence[Sample] | None) -> RunResult:
     loaded = checkpoint.load()
     if loaded.records and not config.resume:
         raise RunError(f"{out} already holds {len(loaded.records)} finished task(s): resume that run "

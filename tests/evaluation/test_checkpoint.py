@@ -80,3 +80,18 @@ def test_write_jsonl_atomic_replaces_the_file(tmp_path):
     write_jsonl_atomic(path, [{"a": 1}, {"b": "é"}])
     assert [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()] == [{"a": 1}, {"b": "é"}]
     assert not (tmp_path / "details.jsonl.tmp").exists()
+
+
+def test_a_run_folder_is_held_by_one_run_at_a_time(tmp_path):
+    import pytest
+
+    from evaluation.checkpoint import FolderBusy
+
+    first = Checkpoint(tmp_path / "run" / "checkpoint.jsonl", session="a")
+    second = Checkpoint(tmp_path / "run" / "checkpoint.jsonl", session="b")
+    with first.exclusive():
+        with pytest.raises(FolderBusy, match="another run"):
+            with second.exclusive():
+                pass
+    with second.exclusive():  # released
+        pass

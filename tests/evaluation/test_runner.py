@@ -282,3 +282,13 @@ def test_run_evaluation_without_a_model_says_what_to_set(tmp_path):
     root = make_gaia_folder(tmp_path / "gaia")
     with pytest.raises(RunError, match="OPENAI_API_KEY"):
         run_evaluation(RunConfig(data_dir=root, output_dir=tmp_path / "r"), load_settings())
+
+
+def test_a_folder_in_use_by_another_run_is_refused(server, pipeline, samples, tmp_path):
+    from evaluation.checkpoint import Checkpoint
+
+    out = tmp_path / "run"
+    with Checkpoint(out / "checkpoint.jsonl", session="other").exclusive():
+        with pytest.raises(RunError, match="Another run is still writing"):
+            run_batch(samples[:1], pipeline, RunConfig(output_dir=out, resume=True), run_settings())
+    assert run_batch(samples[:1], pipeline, RunConfig(output_dir=out, resume=True), run_settings()).records
