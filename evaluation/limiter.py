@@ -7,7 +7,8 @@ the `RequestGate` protocol), so the whole batch speaks to the provider at one co
   small safety margin), never in bursts, so a provider that enforces its limit as a steady rate, as
   OpenAI documents, is never exceeded;
 - **unknown limit**: requests go as fast as tasks produce them until the first 429; the interval is
-  then set from the rate that actually got through, and shrinks again slowly while no 429 comes;
+  then set from the pace at which the latest requests got through, and shrinks again slowly while
+  no 429 comes;
 - **on 429** everyone pauses until the server's `Retry-After` (or a default backoff) and restarts
   spaced out, so a limit hit by one task never turns into a retry storm that fails another.
 """
@@ -43,7 +44,9 @@ class RateLimiter:
     """Shared admission control for one run's model requests (implements `agent.llm.RequestGate`)."""
 
     WINDOW_S = 60.0
-    """Span over which the achieved rate is measured (providers count requests per minute)."""
+    """Successes older than this are forgotten (providers count requests per minute)."""
+    RECENT = 20
+    """How many of the latest successes measure the pace the provider allows."""
 
     def __init__(self, requests_per_minute: float = 0.0, *, safety: float = 0.02, no_hint_pause: float = 10.0,
                  recovery: float = 0.01, calm_s: float = 2.0, stop: threading.Event | None = None,
@@ -117,8 +120,11 @@ class RateLimiter:
             pause = retry_after if retry_after is not None else self._no_hint_pause
             self._paused_until = max(self._paused_until, now + max(0.0, pause))
             if now >= self._episode_until:
-                # 429s of requests already in flight belong to this same episode: slow down once.
-                self._interval = max(self._floor, self._interval * 1.1, self._achieved_interval(now) * 1.05, 0.01)
+                # 429s of requests already in flight belong to this same episode: slow down once, to a
+                # little under the pace that got through (or, knowing nothing yet, by half).
+                achieved = self._achieved_interval(now)
+                widened = achieved * 1.05 if achieved is not None else self._interval * 1.5
+                self._interval = max(self._floor, self._interval * 1.05, widened, 0.01)
             self._episode_until = self._paused_until + self._interval
             self._next_at = self._paused_until
             self._epoch += 1
@@ -136,14 +142,14 @@ class RateLimiter:
                                 round(self._interval, 4), self.known_rpm)
 
     # -- internals --------------------------------------------------------------------------------
-    def _achieved_interval(self, now: float) -> float:
-        """Mean gap between the successes of the last minute (or since the start): the rate the provider let
-        through just before it said no."""
+    def _achieved_interval(self, now: float) -> float | None:
+        """Mean gap between the latest successes (up to RECENT of them, within the last minute): the pace the
+        provider let through just before it said no. None when too few requests got through to tell."""
         self._trim(now)
-        if not self._successes or self._started is None:
-            return 0.0
-        span = min(self.WINDOW_S, now - self._started)
-        return span / len(self._successes)
+        count = min(len(self._successes), self.RECENT)
+        if count < 3:
+            return None
+        return (now - self._successes[-count]) / count
 
     def _trim(self, now: float) -> None:
         while self._successes and now - self._successes[0] > self.WINDOW_S:

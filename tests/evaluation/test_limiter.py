@@ -78,12 +78,24 @@ def test_adaptive_interval_comes_from_the_rate_that_got_through():
     assert lim.interval_s == pytest.approx(5.0 / 10 * 1.05, rel=0.01)
 
 
+def test_the_pace_is_measured_on_the_latest_requests_not_the_whole_history():
+    clock = FakeClock()
+    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    for gap in [1.0] * 20 + [0.1] * 20:  # slow at first, then the provider let 10 per second through
+        clock.now += gap
+        lim.acquire()
+        lim.on_success()
+    clock.now += 0.1
+    lim.on_rate_limited(0.1)
+    assert lim.interval_s == pytest.approx(0.105, rel=0.01)
+
+
 def test_429s_of_one_episode_slow_down_once():
     clock = FakeClock()
     lim = RateLimiter(60, safety=0.0, clock=clock, sleep=clock.sleep)
     lim.on_rate_limited(1.0)
     widened = lim.interval_s
-    assert widened == pytest.approx(1.1)
+    assert widened == pytest.approx(1.5)  # nothing got through yet to measure: half the speed
     lim.on_rate_limited(1.0)  # another in-flight request of the same burst
     lim.on_rate_limited(1.0)
     assert lim.interval_s == widened
