@@ -224,17 +224,19 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
 
 
 def main() -> None:
-    """Start the preload thread, then serve (HTTP is up while the agent loads)."""
+    """Serve, then load the agent in a background thread (HTTP answers while it loads)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_settings()
     runtime = Runtime(settings)
-    if settings.APP_PRELOAD:
-        runtime.start()
     demo = build_app(settings, runtime)
     demo.queue(default_concurrency_limit=settings.APP_CONCURRENCY)
     demo.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
                 allowed_paths=[str(settings.OUTPUT_DIR), str(settings.GAIA_CACHE_DIR)], show_error=True,
-                ssr_mode=False, css=CSS, footer_links=["api"])
+                ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True)
+    # Started once the server is up, so its imports (langchain, torch) do not delay the first page.
+    if settings.APP_PRELOAD:
+        runtime.start()
+    demo.block_thread()
 
 
 if __name__ == "__main__":
