@@ -14,7 +14,7 @@ import gradio as gr
 
 from config import Settings, get_settings
 from ui.background import BatchControl
-from ui.batch import LEVELS, SOURCES, compare, list_runs, make_request, run_stream
+from ui.batch import LEVELS, SOURCES, compare, list_runs, load_samples, make_request, run_stream
 from ui.chat import chat_stream
 from ui.debug import ask_stream, preview_attachment, rag_lookup
 from ui.runtime import Runtime
@@ -148,8 +148,6 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
         def load_tasks(src, split_name, level_name, folder):
             req = make_request(src, split_name, folder, level_name, 0, "", 1, 0, True, "")
             try:
-                from ui.batch import load_samples
-
                 loaded = load_samples(req, settings)
             except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder: shown in place
                 return gr.Dropdown(choices=[], value=None), [], [], f"❌ {exc}"

@@ -41,12 +41,10 @@ class BatchControl:
         return BatchControl()
 
 
-def iterate_in_thread(run: Callable[[Callable[[Any], None]], T], *, poll_s: float = 0.25,
-                      heartbeat: bool = False) -> Iterator[Any]:
+def iterate_in_thread(run: Callable[[Callable[[Any], None]], T]) -> Iterator[Any]:
     """Call `run(report)` in a daemon thread; yield each reported item, then `Finished(result)`.
 
-    The worker's exception is re-raised here. With `heartbeat`, `None` is yielded every `poll_s`
-    seconds of silence so a caller can refresh elapsed times.
+    The worker's exception is re-raised here, in the consumer's thread.
     """
     items: queue.Queue[Any] = queue.Queue()
     outcome: dict[str, Any] = {}
@@ -62,12 +60,7 @@ def iterate_in_thread(run: Callable[[Callable[[Any], None]], T], *, poll_s: floa
     thread = threading.Thread(target=work, name="batch-run", daemon=True)
     thread.start()
     while True:
-        try:
-            item = items.get(timeout=poll_s)
-        except queue.Empty:
-            if heartbeat:
-                yield None
-            continue
+        item = items.get()
         if item is _DONE:
             break
         yield item

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client, handle_file
 
+from tests.app.conftest import last_user_text
 from tests.support.gaia_fixture import FIXTURE_TASKS
 
 pytestmark = pytest.mark.integration
@@ -169,3 +170,25 @@ def test_evaluate_against_the_scoring_api_shows_each_submission(client, scoring_
     assert scoring_api.submissions and scoring_api.submissions[-1]["username"] == "tester"
     assert len(scoring_api.submissions[-1]["answers"]) == 3
     assert any(f.endswith("submissions.jsonl") for f in files)
+
+
+def test_compare_two_runs(client, app_server, gaia_dir):
+    for level in ("1", "2"):
+        status, *_ = client.predict("Local GAIA folder", "validation", str(gaia_dir), level, 0, "", 2, 0, False, "",
+                                    api_name="/evaluate")
+        assert status.startswith("🏁")
+    runs = sorted(p for p in Path(app_server.env["OUTPUT_DIR"]).iterdir() if (p / "details.jsonl").is_file())
+    text = client.predict(str(runs[-2]), str(runs[-1]), api_name="/compare")
+    assert "|" in text and not text.startswith("❌"), text
+    assert client.predict(str(runs[-1]), str(runs[-1]), api_name="/compare") == "Pick two different runs."
+
+
+def test_chat_keeps_the_attachment_for_follow_ups(client, model_server, gaia_dir):
+    csv = Path(gaia_dir) / "2023" / "validation" / "people.csv"
+    client.predict({"text": "How many rows are in this file?", "files": [handle_file(str(csv))]}, api_name="/chat")
+    first = json.dumps(model_server.requests[-1].body)
+    assert "people.csv" in first
+    before = len(model_server.requests)
+    client.predict({"text": "And how many columns?", "files": []}, api_name="/chat")
+    follow_up = model_server.requests[before:]
+    assert follow_up and "people.csv" in last_user_text(follow_up[-1].body)

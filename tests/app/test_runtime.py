@@ -69,16 +69,17 @@ def test_iterate_in_thread_yields_progress_then_result():
     assert items[:3] == [0, 1, 2] and isinstance(items[-1], Finished) and items[-1].value == "done"
 
 
-def test_iterate_in_thread_reraises_and_heartbeats():
+def test_iterate_in_thread_reraises_in_the_consumer():
     def run(report):
-        time.sleep(0.3)
+        report("started")
+        time.sleep(0.1)
         raise ValueError("bad folder")
 
     seen = []
     with pytest.raises(ValueError, match="bad folder"):
-        for item in iterate_in_thread(run, poll_s=0.05, heartbeat=True):
+        for item in iterate_in_thread(run):
             seen.append(item)
-    assert None in seen
+    assert seen == ["started"]
 
 
 def test_batch_control_copies_start_fresh():
