@@ -150,6 +150,9 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
     except Exception as exc:  # noqa: BLE001 - RunError, DatasetError, a failed write: one clear line
         yield BatchView(status=f"❌ {exc}")
     finally:
+        # Also reached when the tab closes or the event is cancelled: no run goes on that nobody watches
+        # (what finished is checkpointed; Resume, or the CLI's --resume on the folder, continues it).
+        control.stop.set()
         control.running = False
 
 

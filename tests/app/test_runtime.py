@@ -88,3 +88,24 @@ def test_batch_control_copies_start_fresh():
     ctl.output_dir = "/runs/x"
     twin = copy.deepcopy(ctl)
     assert not twin.stop.is_set() and twin.output_dir is None and twin.stop is not ctl.stop
+
+
+def test_closing_the_batch_stream_stops_the_run(monkeypatch):
+    from ui import batch
+
+    started = threading.Event()
+
+    def fake_runner(runtime, pipeline, req, control, output_dir, resume, progress):
+        started.set()
+        while not control.stop.wait(0.01):
+            yield batch.BatchView(status="running")
+
+    monkeypatch.setattr(batch, "_runner_stream", fake_runner)
+    rt = Runtime(load_settings(OPENAI_API_KEY="sk-x"), loader=lambda s: Loaded(pipeline="P", registry="R"))
+    control = BatchControl()
+    stream = batch.run_stream(rt, batch.make_request("Local GAIA folder", "validation", "/x", "All", 0, "", 1, 0,
+                                                     False, ""), control)
+    while not started.is_set():
+        next(stream)
+    stream.close()  # what gradio does when the browser tab goes away
+    assert control.stop.is_set() and not control.running
