@@ -51,7 +51,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         upload = gr.File(label="Attachment (optional)", type="filepath", height=110)
                         with gr.Column():
                             use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
-                            task_info = gr.Markdown("No GAIA task picked: a free question.", elem_id="task-info")
+                            task_info = gr.Markdown("No GAIA task picked: a free question.", elem_id="task-info",
+                                                    label="Task")
                     with gr.Row():
                         ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
                         stop_btn = gr.Button("■ Stop", variant="stop")
@@ -63,19 +64,19 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         with gr.Row():
                             pick_split = gr.Dropdown(["validation", "test"], value="validation", label="Split")
                             pick_level = gr.Dropdown(LEVELS, value="All", label="Level")
-                        pick_dir = gr.Textbox(label="Local GAIA folder", placeholder="/path/to/GAIA (has 2023/validation/)",
-                                              elem_id="pick-dir")
+                        pick_dir = gr.Textbox(label="Local GAIA folder", elem_id="pick-dir",
+                                              placeholder="/path/to/GAIA (has 2023/validation/)")
                         load_btn = gr.Button("Load tasks", elem_id="load-btn")
                         task_pick = gr.Dropdown(choices=[], label="Task", interactive=True, elem_id="task-pick")
                         task_table = gr.Dataframe(headers=SAMPLE_HEADERS, interactive=False, max_height=240,
                                                   label="Tasks")
             trace = gr.Chatbot(label="Live trace", height=560, elem_id="trace", buttons=["copy", "copy_all"],
-                               placeholder="The route, RAG lookup, model calls and tool calls appear here as they happen.")
+                               placeholder="The route, RAG lookup, model calls and tool calls appear here live.")
             with gr.Row():
                 answer = gr.Textbox(label="Final answer", elem_id="answer", scale=2)
-                verdict = gr.Markdown(elem_id="verdict")
+                verdict = gr.Markdown(elem_id="verdict", label="Verdict")
                 trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1)
-            side = gr.Markdown(elem_id="side-output")
+            side = gr.Markdown(elem_id="side-output", label="Preview / lookup")
 
         # ---------------------------------------------------------------- batch evaluation
         with gr.Tab("📊 Batch evaluation", id="batch"):
@@ -106,14 +107,14 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         resume_btn = gr.Button("↻ Resume", elem_id="resume-btn")
             # Not an output of the run: gradio hides the progress bar of outputs once values stream in.
             progress_box = gr.Markdown("**Progress**", elem_id="batch-progress", min_height=90, container=True)
-            batch_status = gr.Markdown("Choose the tasks and press Run.", elem_id="batch-status")
+            batch_status = gr.Markdown("Choose the tasks and press Run.", elem_id="batch-status", label="Status")
             table = gr.Dataframe(headers=RESULT_HEADERS, interactive=False, label="Results", elem_id="results",
                                  max_height=420)
             with gr.Row():
                 chart = gr.Image(label="Accuracy", type="filepath", height=300, interactive=False)
                 downloads = gr.File(label="Downloads", file_count="multiple", interactive=False)
             with gr.Accordion("Report", open=True):
-                summary = gr.Markdown("The run's report appears here when it ends.", elem_id="report")
+                summary = gr.Markdown("The run's report appears here when it ends.", elem_id="report", label="Report")
             with gr.Accordion("Compare two runs", open=False):
                 with gr.Row():
                     run_a = gr.Dropdown(choices=[], label="Run A (before)", allow_custom_value=True)
@@ -121,7 +122,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                 with gr.Row():
                     refresh_btn = gr.Button("Refresh run list")
                     compare_btn = gr.Button("Compare")
-                comparison = gr.Markdown()
+                comparison = gr.Markdown(label="Comparison")
 
         # ---------------------------------------------------------------- chat
         with gr.Tab("💬 Chat", id="chat"):
@@ -142,11 +143,11 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
             done = runtime.ready.is_set()
             return runtime.status_markdown(), runtime.tools_markdown(), gr.Timer(active=not done)
 
-        def ask(question, file, picked, rag_on):
-            yield from ask_stream(runtime, question, file, picked, rag_on)
+        def ask(question, file, picked_task, use_rag):
+            yield from ask_stream(runtime, question, file, picked_task, use_rag)
 
-        def load_tasks(src, split_name, level_name, folder):
-            req = make_request(src, split_name, folder, level_name, 0, "", 1, 0, True, "")
+        def load_tasks(source, split, level, data_dir):
+            req = make_request(source, split, data_dir, level, 0, "", 1, 0, True, "")
             try:
                 loaded = load_samples(req, settings)
             except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder: shown in place
@@ -160,27 +161,36 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                 return gr.Textbox(), None, "No GAIA task picked: a free question."
             expected = chosen.final_answer if chosen.has_answer else "? (test split)"
             attach = f" · attachment: `{chosen.file_name}`" if chosen.file_name else ""
-            return chosen.question, chosen, f"**Task** `{chosen.task_id}` · level {chosen.level}{attach} · expected: **{expected}**"
+            info = f"**Task** `{chosen.task_id}` · level {chosen.level}{attach} · expected: **{expected}**"
+            return chosen.question, chosen, info
 
-        def evaluate(src, split_name, folder, level_name, max_n, ids, conc, wait, rag_on, user, ctl,
-                     profile: gr.OAuthProfile | None, progress=gr.Progress()):
-            name = profile.username if profile is not None else user
-            req = make_request(src, split_name, folder, level_name, max_n, ids, conc, wait, rag_on, name)
-            for view in run_stream(runtime, req, ctl, progress=progress):
+        def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+                     username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
+            name = profile.username if profile is not None else username
+            req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
+                               use_rag, name)
+            for view in run_stream(runtime, req, control_state, progress=progress):
                 yield view.as_tuple()
 
-        def resume(src, split_name, folder, level_name, max_n, ids, conc, wait, rag_on, user, ctl,
-                   profile: gr.OAuthProfile | None, progress=gr.Progress()):
-            name = profile.username if profile is not None else user
-            req = make_request(src, split_name, folder, level_name, max_n, ids, conc, wait, rag_on, name)
-            for view in run_stream(runtime, req, ctl, resume=True, progress=progress):
+        def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+                   username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
+            name = profile.username if profile is not None else username
+            req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
+                               use_rag, name)
+            for view in run_stream(runtime, req, control_state, resume=True, progress=progress):
                 yield view.as_tuple()
 
-        def halt(ctl):
-            if not ctl.running:
+        def halt(control_state):
+            if not control_state.running:
                 return "No run is going in this session."
-            ctl.stop.set()
+            control_state.stop.set()
             return "⏹️ Stopping: no new task starts; running tasks finish and are checkpointed. Resume continues."
+
+        def preview(file, picked_task):
+            return preview_attachment(runtime, file, picked_task)
+
+        def lookup(question, picked_task):
+            return rag_lookup(runtime, question, picked_task)
 
         def status_text() -> str:
             """The header's status line: what the preload made ready, is loading, or is missing."""
@@ -201,10 +211,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
         ask_event = ask_btn.click(ask, [question, upload, task, use_rag], [trace, answer, verdict, trace_file],
                                   api_name="ask", concurrency_id="agent", concurrency_limit=agent_limit)
         stop_btn.click(None, None, None, cancels=[ask_event], api_visibility="private", queue=False)
-        preview_btn.click(lambda f, t: preview_attachment(runtime, f, t), [upload, task], side,
-                          api_name="preview", concurrency_id="light")
-        rag_btn.click(lambda q, t: rag_lookup(runtime, q, t), [question, task], side,
-                      api_name="rag_lookup", concurrency_id="light")
+        preview_btn.click(preview, [upload, task], side, api_name="preview", concurrency_id="light")
+        rag_btn.click(lookup, [question, task], side, api_name="rag_lookup", concurrency_id="light")
         load_btn.click(load_tasks, [pick_source, pick_split, pick_level, pick_dir],
                        [task_pick, task_table, samples, task_info], api_name="load_tasks", concurrency_id="light")
         task_pick.input(pick_task, [task_pick, samples], [question, task, task_info], api_visibility="private")
