@@ -11,6 +11,7 @@ Heavy libraries are imported there, never on this module's import path.
 import logging
 
 import gradio as gr
+from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 
 from config import Settings, get_settings
 from ui.background import BatchControl
@@ -98,7 +99,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                         delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, minimum=0,
                                           label="Delay between task starts (s)", elem_id="delay")
                     batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
-                    if settings.SPACE_ID:
+                    if on_space():
                         gr.LoginButton()
                     username = gr.Textbox(label="Hugging Face username (scoring API; filled in when logged in)")
                     with gr.Row():

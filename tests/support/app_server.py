@@ -84,14 +84,16 @@ class AppServer:
         try:
             wait_http_200(self.url, self.timeout, self.proc)
         except Exception as exc:
+            log = self.log()
             self.stop()
-            raise RuntimeError(f"{exc}\n--- app log ---\n{self.log()}") from exc
+            raise RuntimeError(f"{exc}\n--- app log ---\n{log}") from exc
         self.started_s = time.monotonic() - t0
         return self
 
     def log(self) -> str:
         """The app's combined stdout/stderr so far."""
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(errors="replace")
 
     def stop(self) -> None:
