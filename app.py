@@ -233,6 +233,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
 def main() -> None:
     """Serve, then load the agent in a background thread (HTTP answers while it loads)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per model request drowns the log
     settings = get_settings()
     runtime = Runtime(settings)
     demo = build_app(settings, runtime)
