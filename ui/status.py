@@ -33,7 +33,9 @@ def preload_status(state: LoadState, components: Mapping[str, str] | None = None
     for key in ["llm", *[k for k in comps if k != "llm"]]:
         value = " ".join(str(comps[key]).split())
         parts.append(f"{_mark(value)} **{_label(key)}**: {value}")
-    if state in ("idle", "loading"):
+    if state == "idle":
+        head = "💤 The agent loads with the first request (APP_PRELOAD=false)."
+    elif state == "loading":
         took = f" ({elapsed_s:.0f}s)" if elapsed_s is not None else ""
         head = f"⏳ **Loading** agent graph, LLM client, embedding model and tool checks{took}… requests wait for it."
     elif state == "failed":

@@ -21,7 +21,7 @@ def test_handlers_wait_for_the_preload_instead_of_failing():
         return Loaded(pipeline="PIPE", registry="REG", components={"rag": "empty"})
 
     rt = Runtime(load_settings(), loader=slow_loader)
-    assert rt.state == "idle"
+    assert rt.state == "idle" and "first request" in rt.status_markdown()
     rt.start()
     assert rt.state == "loading" and "Loading" in rt.status_markdown()
     got = []

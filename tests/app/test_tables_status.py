@@ -62,7 +62,8 @@ def test_preload_status_without_llm_says_how_to_fix():
     assert text.startswith("🟢 **Ready** in 1.0s")
 
 
-def test_preload_status_loading_and_failed():
+def test_preload_status_idle_loading_and_failed():
+    assert preload_status("idle", {}, llm_configured=True).startswith("💤 The agent loads with the first request")
     assert preload_status("loading", {}, llm_configured=True, model_name="gpt").startswith("⏳ **Loading**")
     assert "gpt (configured)" in preload_status("loading", {}, llm_configured=True, model_name="gpt")
     failed = preload_status("failed", {}, llm_configured=True, error="ImportError: x")
