@@ -89,6 +89,7 @@ class VectorStore:
         self._manifest: dict = {}
         self._stamp: tuple[int, int, int] | None = None  # manifest (inode, mtime_ns, size) of the loaded state
         self._dirty = False  # unsaved changes in memory: do not reload over them
+        self._task_ids: dict[str, list[int]] | None = None  # task_id -> entry ids, rebuilt after changes
 
     # ---- state on disk ------------------------------------------------------------------------------
     def _manifest_stamp(self) -> tuple[int, int, int] | None:
@@ -127,6 +128,7 @@ class VectorStore:
         if stamp is None:
             self._check_stray_files()
             self._index, self._entries, self._manifest, self._stamp = None, {}, {}, None
+            self._task_ids = None
             return
         import faiss
 
@@ -150,6 +152,7 @@ class VectorStore:
                 f"{manifest['count']} of size {manifest['dim']}; {rebuild_hint(self.directory)}"
             )
         self._index, self._entries, self._manifest, self._stamp = index, entries, manifest, stamp
+        self._task_ids = None
 
     def _read_entries(self, path: Path) -> dict[int, Entry]:
         entries: dict[int, Entry] = {}
@@ -224,7 +227,12 @@ class VectorStore:
             if self._index is None or not self._entries:
                 return []
             # Over-fetch by the number of excluded entries, then drop them: exact, whatever their rank.
-            excluded = {i for i, e in self._entries.items() if e.task_id in skip} if skip else set()
+            if skip and self._task_ids is None:
+                self._task_ids = {}
+                for i, e in self._entries.items():
+                    if e.task_id:
+                        self._task_ids.setdefault(e.task_id, []).append(i)
+            excluded = {i for t in skip for i in (self._task_ids or {}).get(t, ())}
             want = min(k + len(excluded), len(self._entries))
             scores, ids = self._index.search(vector.reshape(1, -1), want)
         found = [(self._entries[int(i)], float(s)) for s, i in zip(scores[0], ids[0]) if i >= 0 and int(i) not in excluded]
@@ -237,7 +245,7 @@ class VectorStore:
 
         with self._lock:
             self._index = faiss.IndexIDMap(faiss.IndexFlatIP(dim))
-            self._entries = {}
+            self._entries, self._task_ids = {}, None
             self._manifest = {"format": FORMAT_VERSION, "model": model, "dim": dim, "count": 0, "next_id": 0}
             self._dirty = True
 
@@ -258,11 +266,11 @@ class VectorStore:
                 )
             seen = {(normalize_question(e.question), e.answer.strip()) for e in self._entries.values() if not e.task_id}
             by_task = {e.task_id: i for i, e in self._entries.items() if e.task_id}
-            keep_rows, new_ids = [], []
+            keep_rows, new_ids, stale = [], [], []
             for row, entry in enumerate(entries):
                 key = (normalize_question(entry.question), entry.answer.strip())
                 if entry.task_id and entry.task_id in by_task:
-                    self._remove_ids([by_task.pop(entry.task_id)])
+                    stale.append(by_task.pop(entry.task_id))
                     report.replaced += 1
                 elif not entry.task_id and key in seen:
                     report.skipped += 1
@@ -272,10 +280,13 @@ class VectorStore:
                 entry.id = int(self._manifest["next_id"])
                 self._manifest["next_id"] = entry.id + 1
                 self._entries[entry.id] = entry
+                self._task_ids = None
                 if entry.task_id:
                     by_task[entry.task_id] = entry.id
                 keep_rows.append(row)
                 new_ids.append(entry.id)
+            if stale:
+                self._remove_ids(stale)
             if keep_rows:
                 block = np.ascontiguousarray(vectors[keep_rows], dtype=np.float32)
                 self._index.add_with_ids(block, np.asarray(new_ids, dtype=np.int64))
@@ -289,6 +300,7 @@ class VectorStore:
         self._index.remove_ids(np.asarray(ids, dtype=np.int64))
         for i in ids:
             self._entries.pop(i, None)
+        self._task_ids = None
 
     def remove(self, task_ids: Iterable[str]) -> int:
         """Remove every entry of the given task ids; returns how many went (call `save()` to persist)."""
