@@ -47,6 +47,8 @@ class RateLimiter:
     """Successes older than this are forgotten (providers count requests per minute)."""
     RECENT = 20
     """How many of the latest successes measure the pace the provider allows."""
+    RESET_S = 10.0
+    """A Retry-After longer than this is a quota reset (a per-minute window refilling), not a pace."""
 
     def __init__(self, requests_per_minute: float = 0.0, *, safety: float = 0.02, no_hint_pause: float = 10.0,
                  recovery: float = 0.01, calm_s: float = 2.0, stop: threading.Event | None = None,
@@ -73,6 +75,7 @@ class RateLimiter:
         self._epoch = 0
         self._started: float | None = None
         self._successes: deque[float] = deque()
+        self._resets: deque[tuple[float, float]] = deque()
         self._admitted = self._n_success = self._n_limited = 0
         self._waited = 0.0
 
@@ -117,13 +120,21 @@ class RateLimiter:
             now = self._clock()
             self._n_limited += 1
             self._last_limited = now
-            pause = retry_after if retry_after is not None else self._no_hint_pause
-            self._paused_until = max(self._paused_until, now + max(0.0, pause))
+            pause = max(0.0, retry_after if retry_after is not None else self._no_hint_pause)
+            self._paused_until = max(self._paused_until, now + pause)
+            if pause > self.RESET_S:
+                self._resets.append((now, now + pause))
             if now >= self._episode_until:
                 # 429s of requests already in flight belong to this same episode: slow down once, to a
-                # little under the pace that got through (or, knowing nothing yet, by half).
+                # little under the pace that got through; knowing nothing yet, to the server's short
+                # Retry-After (a steady-rate limit's spacing), else to half speed.
                 achieved = self._achieved_interval(now)
-                widened = achieved * 1.05 if achieved is not None else self._interval * 1.5
+                if achieved is not None:
+                    widened = achieved * 1.05
+                elif retry_after is not None and 0 < retry_after <= self.RESET_S:
+                    widened = retry_after
+                else:
+                    widened = self._interval * 1.5
                 self._interval = max(self._floor, self._interval * 1.05, widened, 0.01)
             self._episode_until = self._paused_until + self._interval
             self._next_at = self._paused_until
@@ -149,11 +160,16 @@ class RateLimiter:
         count = min(len(self._successes), self.RECENT)
         if count < 3:
             return None
-        return (now - self._successes[-count]) / count
+        since = self._successes[-count]
+        # Time spent waiting for a quota reset says nothing about the pace: leave it out.
+        reset = sum(max(0.0, min(end, now) - max(start, since)) for start, end in self._resets)
+        return max(0.0, now - since - reset) / count
 
     def _trim(self, now: float) -> None:
         while self._successes and now - self._successes[0] > self.WINDOW_S:
             self._successes.popleft()
+        while self._resets and now - self._resets[0][1] > self.WINDOW_S:
+            self._resets.popleft()
 
     def _check_stop(self) -> None:
         if self._stop is not None and self._stop.is_set():

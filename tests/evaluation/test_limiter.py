@@ -93,21 +93,46 @@ def test_the_pace_is_measured_on_the_latest_requests_not_the_whole_history():
 def test_429s_of_one_episode_slow_down_once():
     clock = FakeClock()
     lim = RateLimiter(60, safety=0.0, clock=clock, sleep=clock.sleep)
-    lim.on_rate_limited(1.0)
+    lim.on_rate_limited(30.0)  # a quota reset, nothing measured yet: half speed
     widened = lim.interval_s
-    assert widened == pytest.approx(1.5)  # nothing got through yet to measure: half the speed
-    lim.on_rate_limited(1.0)  # another in-flight request of the same burst
-    lim.on_rate_limited(1.0)
+    assert widened == pytest.approx(1.5)
+    lim.on_rate_limited(30.0)  # other in-flight requests of the same burst
+    lim.on_rate_limited(29.0)
     assert lim.interval_s == widened
-    clock.now += 5  # a later, separate episode slows down again
-    lim.on_rate_limited(1.0)
+    clock.now += 40  # a later, separate episode slows down again
+    lim.on_rate_limited(30.0)
     assert lim.interval_s > widened
+
+
+def test_a_short_retry_after_is_taken_as_the_pace_when_nothing_is_known():
+    clock = FakeClock()
+    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    lim.on_rate_limited(0.4)  # a steady-rate limit says when its next slot frees
+    assert lim.interval_s == pytest.approx(0.4)
+
+
+def test_waiting_for_a_quota_reset_does_not_count_as_the_pace():
+    clock = FakeClock()
+    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    for _ in range(20):  # a per-minute window let 20 through in 2 s...
+        clock.now += 0.1
+        lim.acquire()
+        lim.on_success()
+    lim.on_rate_limited(58.0)  # ...then closed until its oldest request ages out
+    assert lim.interval_s == pytest.approx(0.1, rel=0.05)
+    for _ in range(3):
+        lim.acquire()  # after the reset, at that pace
+        lim.on_success()
+    clock.now += 0.05
+    lim.on_rate_limited(0.05)
+    # the 58 s wait is left out of the measured pace: still about 0.1 s, not 60 s / 20
+    assert lim.interval_s < 0.2
 
 
 def test_rate_recovers_gradually_but_never_below_the_known_limit():
     clock = FakeClock()
     lim = RateLimiter(60, safety=0.0, recovery=0.05, calm_s=2.0, clock=clock, sleep=clock.sleep)
-    lim.on_rate_limited(0.5)
+    lim.on_rate_limited(30.0)
     slow = lim.interval_s
     clock.now += 0.5
     lim.on_success()  # too soon after the 429: no recovery yet
