@@ -210,7 +210,7 @@ class Pipeline:
         inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         ctx = RunContext(settings=s, model=parts.tool_model, final_model=parts.llm, gate=self.gate,
                          attachments=[decision.file_route.path] if decision.file_route else [], started=started,
-                         emit=inbox.put)
+                         emit=inbox.put, task_id=task_id)
         graph = parts.graph
         config = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
 

@@ -40,6 +40,8 @@ class RunContext:
     gate: RequestGate
     attachments: list[str] = field(default_factory=list)
     """Absolute paths of the task's attachments (handed to tools through their RunnableConfig)."""
+    task_id: str | None = None
+    """The task being solved (tools such as rag_search leave its own stored entry out)."""
     started: float = field(default_factory=time.monotonic)
     """`time.monotonic()` at the start of the run; events carry seconds since then."""
     emit: Callable[[Event], None] = lambda event: None
