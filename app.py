@@ -114,7 +114,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
             with gr.Row():
                 chart = gr.Image(label="Accuracy", type="filepath", height=300, interactive=False)
                 downloads = gr.File(label="Downloads", file_count="multiple", interactive=False)
-            with gr.Accordion("Report", open=True):
+            with gr.Accordion("Report (report.md)", open=False):
                 summary = gr.Markdown("The run's report appears here when it ends.", elem_id="report", label="Report")
             with gr.Accordion("Compare two runs", open=False):
                 with gr.Row():

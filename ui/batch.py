@@ -7,6 +7,7 @@ downloads. Stop sets the session's stop Event; Resume reruns with `resume=True` 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from config import Settings
 from evaluation.records import TaskRecord
 from ui.background import BatchControl, Finished, iterate_in_thread
 from ui.runtime import AgentUnavailable, Runtime
-from ui.status import progress_line
+from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 
 SOURCES = ["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
@@ -103,6 +104,11 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
         summary = "```json\n" + summary_json.read_text(encoding="utf-8") + "\n```"
     else:
         summary = "(the runner wrote no report)"
+    if summary_json.is_file():
+        try:
+            status += "  \n" + run_summary(json.loads(summary_json.read_text(encoding="utf-8")))
+        except (ValueError, AttributeError):
+            pass  # a damaged summary.json: the report below still says what there is
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
     return BatchView(status=status, rows=record_rows(records), summary=summary,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from typing import Any, Literal, Mapping
 
 LoadState = Literal["idle", "loading", "ready", "failed"]
 
@@ -71,4 +71,28 @@ def progress_line(done: int, total: int, correct: int, scored: int, errors: int 
     parts.append(f"{format_duration(elapsed_s)} elapsed")
     if done < total:
         parts.append(f"ETA {format_duration(eta_s)}")
+    return " · ".join(parts)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def run_summary(summary: Mapping[str, Any]) -> str:
+    """One Markdown line from a run's summary.json: accuracy overall and per level, errors, tokens, time."""
+    parts = [f"**Exact match {_pct(summary.get('exact_match_rate'))}** "
+             f"({summary.get('correct', 0)}/{summary.get('scored', 0)} scored"
+             + (f", {summary['unscored']} unscored" if summary.get("unscored") else "") + ")"]
+    if summary.get("format_only_misses"):
+        parts.append(f"with format-only misses {_pct(summary.get('lenient_match_rate'))}")
+    for level, group in sorted((summary.get("level_metrics") or {}).items()):
+        if group.get("scored"):
+            parts.append(f"level {level}: {group.get('correct', 0)}/{group['scored']}")
+    if summary.get("errors"):
+        parts.append(f"{summary['errors']} error" + ("s" if summary["errors"] != 1 else ""))
+    tokens = summary.get("tokens") or {}
+    if tokens.get("total"):
+        parts.append(f"{tokens['total']:,} tokens ({tokens.get('per_task', 0):,.0f}/task)")
+    if summary.get("elapsed_s") is not None:
+        parts.append(f"{format_duration(summary['elapsed_s'])} wall time")
     return " · ".join(parts)

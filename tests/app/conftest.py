@@ -92,15 +92,18 @@ def scoring_api():
         yield api
 
 
-@pytest.fixture(scope="module")
-def app_server(model_server, scoring_api, tmp_path_factory):
-    """The app, preloading, pointed at the scripted server; RAG and outputs in a temp folder."""
-    tmp = tmp_path_factory.mktemp("app")
-    env = {
+def app_env(model_server: ScriptedOpenAI, scoring_api: ScoringServer, tmp: Path) -> dict[str, str]:
+    """The app's settings: the scripted model and scoring API, outputs and RAG index under `tmp`, no web."""
+    return {
         "OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test", "MODEL_NAME": "scripted",
         "OUTPUT_DIR": str(tmp / "runs"), "RAG_INDEX_DIR": str(tmp / "rag_index"), "RAG_LLM_HINTS": "false",
         "BATCH_QUESTION_DELAY": "0", "RATE_LIMIT_RETRY_BASE_DELAY": "0.1", "SEARCH_PROVIDERS": "wikipedia",
         "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php", "SCORING_API_URL": scoring_api.url,
     }
-    with AppServer(env) as app:
+
+
+@pytest.fixture(scope="module")
+def app_server(model_server, scoring_api, tmp_path_factory):
+    """The app, preloading, pointed at the scripted server; an empty RAG index, outputs in a temp folder."""
+    with AppServer(app_env(model_server, scoring_api, tmp_path_factory.mktemp("app"))) as app:
         yield app

@@ -5,10 +5,14 @@ Each test also saves a screenshot of its tab to docs/screenshots/ for the README
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.app.conftest import app_env
+from tests.support.app_server import ROOT, AppServer, base_env
 from tests.support.gaia_fixture import FIXTURE_TASKS
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -21,6 +25,16 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
 ]
+
+
+@pytest.fixture(scope="module")
+def app_server(model_server, scoring_api, gaia_dir, tmp_path_factory):
+    """The app with a small real RAG index (the fixture questions), so traces show lookups with similarities."""
+    tmp = tmp_path_factory.mktemp("app")
+    subprocess.run([sys.executable, "-m", "rag", "build", "--gaia-dir", str(gaia_dir), "--index-dir",
+                    str(tmp / "rag_index")], cwd=ROOT, env=base_env(), check=True, capture_output=True, timeout=120)
+    with AppServer(app_env(model_server, scoring_api, tmp)) as app:
+        yield app
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +54,7 @@ def page(browser, app_server):
     tab.goto(app_server.url)
     tab.wait_for_selector("#question textarea")
     # The header turns to "Ready" once the background preload has finished.
-    tab.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')")
+    tab.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
     yield tab
     context.close()
 
@@ -58,7 +72,7 @@ def test_ask_streams_steps_then_the_answer(page):
     assert page.input_value("#answer textarea") == ""
     page.wait_for_function("document.querySelector('#answer textarea').value === '1031'")
     trace = page.inner_text("#trace")
-    for step in ("Route: agent", "RAG lookup", "model call #1", "model call #2", "Final answer"):
+    for step in ("Route: agent", "RAG lookup: hints (similarity 0.", "model call #1", "model call #2", "Final answer"):
         assert step in trace, step
     assert "expression" not in page.inner_text("#trace")  # finished steps start collapsed
     page.get_by_text("✅ calculator").click()  # expand the tool step: its arguments and result
@@ -87,7 +101,8 @@ def test_batch_of_three_fills_the_table_with_progress(page, gaia_dir):
     table_text = page.inner_text("#results")
     assert table_text.count("✅") == 3
     assert all(t.task_id()[:8] in table_text for t in FIXTURE_TASKS[:3])
-    assert "GAIA evaluation report" in page.inner_text("#report") or "Overview" in page.inner_text("#report")
+    assert "Exact match 100.0%" in status
+    assert page.locator("img[src*='accuracy']").count() == 1  # the chart
     _shot(page, "batch.png")
 
 

@@ -76,6 +76,7 @@ def test_evaluate_runs_a_local_gaia_folder(client, gaia_dir):
     level1 = [t for t in FIXTURE_TASKS if t.level == 1]
     assert status.startswith("🏁"), status
     assert f"{len(level1)}/{len(level1)} done" in status and f"{len(level1)}/{len(level1)} correct" in status
+    assert "Exact match 100.0%" in status and f"level 1: {len(level1)}/{len(level1)}" in status
     rows = table["data"]
     assert len(rows) == len(level1) and all(row[4] == "✅" for row in rows)
     assert "Accuracy" in summary or "accuracy" in summary

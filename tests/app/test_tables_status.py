@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaluation.records import TaskRecord
-from ui.status import LLM_MISSING, format_duration, preload_status, progress_line
+from ui.status import LLM_MISSING, format_duration, preload_status, progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_row, sample_rows, short, task_choices
 
 
@@ -75,3 +75,13 @@ def test_progress_line_and_durations():
     assert progress_line(6, 6, 0, 0, 0, 65, None) == "6/6 done · 0 correct · 1m 05s elapsed"
     assert progress_line(0, 4, 0, 0, 0, 0, None).endswith("ETA ?")
     assert format_duration(3725) == "1h 02m" and format_duration(float("nan")) == "?"
+
+
+def test_run_summary_line():
+    summary = {"exact_match_rate": 0.5, "correct": 2, "scored": 4, "unscored": 1, "format_only_misses": 1,
+               "lenient_match_rate": 0.75, "level_metrics": {"1": {"scored": 3, "correct": 2}, "2": {"scored": 1, "correct": 0},
+                                                              "3": {"scored": 0, "correct": 0}},
+               "errors": 1, "tokens": {"total": 12345, "per_task": 2469}, "elapsed_s": 75}
+    assert run_summary(summary) == ("**Exact match 50.0%** (2/4 scored, 1 unscored) · with format-only misses 75.0% · "
+                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · 1m 15s wall time")
+    assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
