@@ -49,3 +49,10 @@ def test_batch_refuses_with_the_fix(app):
     status, *_ = client.predict("Local GAIA folder", "validation", str(gaia), "All", 0, "", 1, 0, False, "",
                                 api_name="/evaluate")
     assert status.startswith("❌") and "OPENAI_BASE_URL" in status
+
+
+def test_the_hub_split_offline_says_why(app):
+    client, _ = app
+    _choices, table, message = client.predict("Hugging Face hub", "validation", "All", "", api_name="/load_tasks")
+    assert message.startswith("❌") and "HF_HUB_OFFLINE" in message and "local copy" in message
+    assert table["data"] in ([], [[]]) or not any(any(cell for cell in row) for row in table["data"])
