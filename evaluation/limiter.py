@@ -4,11 +4,12 @@ Every model request of every concurrent task asks `acquire()` first (the agent's
 the `RequestGate` protocol), so the whole batch speaks to the provider at one controlled pace:
 
 - **known limit** (`LLM_REQUESTS_PER_MINUTE` > 0): requests start one `60/rpm` interval apart (plus a
-  small safety margin), never in bursts, so a provider that enforces its limit as a steady rate, as
-  OpenAI documents, is never exceeded;
+  small safety margin), never in bursts, so a provider that enforces its limit as a steady rate
+  (many quantise a per-minute limit into seconds) is never exceeded;
 - **unknown limit**: requests go as fast as tasks produce them until the first 429; the interval is
-  then set from the pace at which the latest requests got through, and shrinks again slowly while
-  no 429 comes;
+  then set from the pace at which the latest requests got through (time spent waiting for a
+  per-minute quota to reset left out), or from a short Retry-After when nothing was measured yet,
+  and it shrinks again slowly while no 429 comes;
 - **on 429** everyone pauses until the server's `Retry-After` (or a default backoff) and restarts
   spaced out, so a limit hit by one task never turns into a retry storm that fails another.
 """
