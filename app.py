@@ -15,7 +15,8 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 
 from config import Settings, get_settings
 from ui.background import BatchControl
-from ui.batch import LEVELS, SOURCES, compare, list_runs, load_samples, make_request, run_stream
+from ui.batch import (LEVELS, SOURCES, BatchView, FormError, compare, list_runs, load_samples, make_request,
+                      run_stream)
 from ui.chat import chat_stream
 from ui.debug import ask_stream, preview_attachment, rag_lookup
 from ui.runtime import Runtime
@@ -148,9 +149,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
             yield from ask_stream(runtime, question, file, picked_task, use_rag)
 
         def load_tasks(source, split, level, data_dir):
-            req = make_request(source, split, data_dir, level, 0, "", 1, 0, True, "")
             try:
-                loaded = load_samples(req, settings)
+                loaded = load_samples(make_request(source, split, data_dir, level, 0, "", 1, 0, True, ""), settings)
             except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder: shown in place
                 return gr.Dropdown(choices=[], value=None), [], [], f"❌ {exc}"
             return (gr.Dropdown(choices=task_choices(loaded), value=None), sample_rows(loaded), loaded,
@@ -168,16 +168,24 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
         def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
                      username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
             name = profile.username if profile is not None else username
-            req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                               use_rag, name)
+            try:
+                req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency,
+                                   question_delay, use_rag, name)
+            except FormError as exc:
+                yield BatchView(status=f"❌ {exc}").as_tuple()
+                return
             for view in run_stream(runtime, req, control_state, progress=progress):
                 yield view.as_tuple()
 
         def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
                    username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
             name = profile.username if profile is not None else username
-            req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                               use_rag, name)
+            try:
+                req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency,
+                                   question_delay, use_rag, name)
+            except FormError as exc:
+                yield BatchView(status=f"❌ {exc}").as_tuple()
+                return
             for view in run_stream(runtime, req, control_state, resume=True, progress=progress):
                 yield view.as_tuple()
 

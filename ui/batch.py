@@ -24,6 +24,7 @@ from ui.tables import merge_record, parse_task_ids, record_rows
 SOURCES = ["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
 LEVELS = ["All", "1", "2", "3"]
 DOWNLOADS = ("results.jsonl", "report.md", "details.jsonl", "summary.json")
+FOLDER_HELP = "Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl)."
 
 ProgressFn = Callable[..., Any]
 
@@ -72,7 +73,7 @@ def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
     data_dir = None
     if req.source == SOURCES[0]:
         if not req.data_dir.strip():
-            raise ValueError("Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl).")
+            raise FormError(FOLDER_HELP)
         data_dir = Path(req.data_dir.strip()).expanduser()
     samples = list(load_split(req.split, data_dir=data_dir, settings=settings, level=req.level,
                               task_ids=req.task_ids or None))
@@ -130,7 +131,7 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
         return
     api = req.source == SOURCES[2]
     if not api and req.source == SOURCES[0] and not req.data_dir.strip():
-        yield BatchView(status="❌ Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl).")
+        yield BatchView(status="❌ " + FOLDER_HELP)
         return
     if api and not req.username.strip():
         yield BatchView(status="❌ The scoring API needs your Hugging Face username: log in, or type it in the username box.")
@@ -281,12 +282,33 @@ def compare(run_a: str | None, run_b: str | None) -> str:
         return f"❌ Cannot compare: {type(exc).__name__}: {exc}"
 
 
+class FormError(ValueError):
+    """A batch form value that cannot be used; the message names the field."""
+
+
+def _number(value: Any, field_name: str, cast: Callable[[float], Any], minimum: float) -> Any:
+    try:
+        number = float(value if value not in (None, "") else minimum)
+    except (TypeError, ValueError):
+        raise FormError(f"{field_name} must be a number, not {value!r}.") from None
+    if number != number or number < minimum:  # NaN or too small
+        raise FormError(f"{field_name} must be at least {minimum:g}, not {value!r}.")
+    return cast(number)
+
+
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str) -> BatchRequest:
-    """Validate the form's raw values into a BatchRequest."""
-    max_n = int(max_samples) if max_samples not in (None, "") and int(max_samples) > 0 else None
-    return BatchRequest(source=source if source in SOURCES else SOURCES[0], split=split or "validation",
-                        data_dir=data_dir or "", level=parse_level(level), max_samples=max_n,
-                        task_ids=parse_task_ids(task_ids), concurrency=max(1, int(concurrency or 1)),
-                        question_delay=max(0.0, float(question_delay or 0)), use_rag=bool(use_rag),
-                        username=username or "")
+    """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
+    if source not in SOURCES:
+        raise FormError(f"Source must be one of {', '.join(SOURCES)}, not {source!r}.")
+    if split not in ("validation", "test"):
+        raise FormError(f"Split must be 'validation' or 'test', not {split!r}.")
+    level_text = str(level or "All").strip()
+    if level_text not in LEVELS:
+        raise FormError(f"Level must be one of {', '.join(LEVELS)}, not {level!r}.")
+    max_n = _number(max_samples, "Max samples", int, 0)
+    return BatchRequest(source=source, split=split, data_dir=(data_dir or "").strip(), level=parse_level(level_text),
+                        max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
+                        concurrency=_number(concurrency, "Concurrency", int, 1),
+                        question_delay=_number(question_delay, "Delay between task starts", float, 0),
+                        use_rag=bool(use_rag), username=(username or "").strip())

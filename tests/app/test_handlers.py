@@ -193,3 +193,9 @@ def test_chat_keeps_the_attachment_for_follow_ups(client, model_server, gaia_dir
     client.predict({"text": "And how many columns?", "files": []}, api_name="/chat")
     follow_up = model_server.requests[before:]
     assert follow_up and "people.csv" in last_user_text(follow_up[-1].body)
+
+
+def test_evaluate_rejects_bad_form_values_with_the_field_name(client, gaia_dir):
+    status, *_ = client.predict("Local GAIA folder", "validation", str(gaia_dir), "7", 0, "", 1, 0, False, "",
+                                api_name="/evaluate")
+    assert status.startswith("❌ Level must be one of")

@@ -85,3 +85,22 @@ def test_run_summary_line():
     assert run_summary(summary) == ("**Exact match 50.0%** (2/4 scored, 1 unscored) · with format-only misses 75.0% · "
                                     "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · 1m 15s wall time")
     assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
+
+
+def test_batch_form_validation():
+    import pytest
+
+    from ui.batch import FormError, make_request
+
+    req = make_request("Local GAIA folder", "validation", " /data ", "2", "5", "a,b", "3", "1.5", True, " me ")
+    assert (req.level, req.max_samples, req.task_ids, req.concurrency, req.question_delay, req.data_dir,
+            req.username) == (2, 5, ["a", "b"], 3, 1.5, "/data", "me")
+    assert make_request("Hugging Face hub", "test", "", "All", 0, "", 1, 0, False, "").max_samples is None
+    for args, field in ((("Somewhere", "validation", "", "All", 0, "", 1, 0, True, ""), "Source"),
+                        (("Local GAIA folder", "dev", "", "All", 0, "", 1, 0, True, ""), "Split"),
+                        (("Local GAIA folder", "validation", "", "4", 0, "", 1, 0, True, ""), "Level"),
+                        (("Local GAIA folder", "validation", "", "All", "x", "", 1, 0, True, ""), "Max samples"),
+                        (("Local GAIA folder", "validation", "", "All", 0, "", 0, 0, True, ""), "Concurrency"),
+                        (("Local GAIA folder", "validation", "", "All", 0, "", 1, -1, True, ""), "Delay")):
+        with pytest.raises(FormError, match=field):
+            make_request(*args)
