@@ -195,7 +195,12 @@ def test_chat_keeps_the_attachment_for_follow_ups(client, model_server, gaia_dir
     assert follow_up and "people.csv" in last_user_text(follow_up[-1].body)
 
 
-def test_evaluate_rejects_bad_form_values_with_the_field_name(client, gaia_dir):
-    status, *_ = client.predict("Local GAIA folder", "validation", str(gaia_dir), "7", 0, "", 1, 0, False, "",
-                                api_name="/evaluate")
-    assert status.startswith("❌ Level must be one of")
+def test_evaluate_rejects_bad_form_values_clearly(client, gaia_dir):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match="not in the list of choices"):  # gradio checks choices before the handler
+        client.predict("Local GAIA folder", "validation", str(gaia_dir), "7", 0, "", 1, 0, False, "",
+                       api_name="/evaluate")
+    status, *_ = client.predict("Local GAIA folder", "validation", str(gaia_dir), "All", 0, "no-such-task", 1, 0,
+                                False, "", api_name="/evaluate")
+    assert status.startswith("❌") and "no-such-task" in status
