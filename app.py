@@ -102,7 +102,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                     batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                     if on_space():
                         gr.LoginButton()
-                    username = gr.Textbox(label="Hugging Face username (scoring API; filled in when logged in)")
+                    username = gr.Textbox(label="Hugging Face username (scoring API; not needed when signed in)"
+                                          if on_space() else "Hugging Face username (scoring API)")
                     with gr.Row():
                         run_btn = gr.Button("▶ Run", variant="primary", elem_id="run-btn")
                         halt_btn = gr.Button("■ Stop", variant="stop", elem_id="halt-btn")
@@ -234,6 +235,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
                          show_progress_on=[progress_box])
         halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
         refresh_btn.click(runs, None, [run_a, run_b], api_visibility="private", queue=False)
+        demo.load(runs, None, [run_a, run_b], api_visibility="private", queue=False)
         compare_btn.click(compare, [run_a, run_b], comparison, api_name="compare", concurrency_id="light")
     return demo
 
