@@ -34,7 +34,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
     """The three-tab app around one shared (lazily loaded) runtime."""
     agent_limit = settings.APP_CONCURRENCY
 
-    with gr.Blocks(title="GAIA agent harness", fill_width=True) as demo:
+    # delete_cache: every hour, drop served files (traces, uploads, run downloads) older than two hours.
+    with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, 7200)) as demo:
         gr.Markdown(HEADER)
         status = gr.Markdown(runtime.status_markdown(), elem_id="status-line")
         with gr.Accordion("Tools and tiers", open=False):

@@ -7,6 +7,8 @@ Generators yield plain values; app.py wires them to components. The shared pipel
 from __future__ import annotations
 
 import tempfile
+import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -32,11 +34,22 @@ def _attachment(file: Any, task: Any) -> str | None:
     return str(path) if path else None
 
 
-def write_trace(solution: Solution) -> str:
-    """Write the trace JSONL to a temporary file for the download button; return its path."""
-    name = f"trace-{(solution.task_id or 'question')[:36]}.jsonl"
-    folder = Path(tempfile.mkdtemp(prefix="gaia-trace-"))
-    path = folder / name
+TRACE_TTL_S = 3600.0
+"""Trace files older than this are deleted when a new one is written (gradio serves its own copy)."""
+
+
+def write_trace(solution: Solution, folder: Path | None = None) -> str:
+    """Write the trace JSONL for the download button; return its path. Old trace files are pruned."""
+    folder = folder or Path(tempfile.gettempdir()) / "gaia-traces"
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    for old in folder.glob("trace-*.jsonl"):
+        try:
+            if now - old.stat().st_mtime > TRACE_TTL_S:
+                old.unlink()
+        except OSError:
+            pass  # another session pruned it first
+    path = folder / f"trace-{(solution.task_id or 'question')[:36]}-{uuid.uuid4().hex[:8]}.jsonl"
     path.write_text(solution.trace_jsonl(), encoding="utf-8")
     return str(path)
 

@@ -97,3 +97,18 @@ def test_verdict_message():
     bad = verdict_message({"correct": False, "rule": "list", "format_only_miss": True,
                            "lenient_reason": "list order"}, "a, b")
     assert "expected: **a, b**" in bad.content and "format-only miss" in bad.content and "list order" in bad.content
+
+
+def test_write_trace_prunes_old_files(tmp_path):
+    import os
+    import time
+
+    from agent.events import Solution
+    from ui.debug import TRACE_TTL_S, write_trace
+
+    stale = tmp_path / "trace-old-00000000.jsonl"
+    stale.write_text("{}\n")
+    os.utime(stale, (time.time() - TRACE_TTL_S - 10,) * 2)
+    sol = Solution.from_events("q", [AnswerExtracted(answer="4", raw="4", method="last_line")], task_id="t1")
+    path = write_trace(sol, tmp_path)
+    assert not stale.exists() and '"answer": "4"' in open(path).read() and "trace-t1-" in path
