@@ -2,7 +2,7 @@
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
-APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core
+APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
 
 .PHONY: setup sysdeps run test bench clean
