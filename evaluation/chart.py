@@ -16,7 +16,8 @@ from matplotlib.figure import Figure
 def _bars(ax: Any, title: str, groups: dict[str, dict[str, Any]]) -> None:
     scored = {name: g for name, g in groups.items() if g.get("scored")}
     ax.set_title(title)
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 110)  # headroom so the n/m labels above full bars stay clear of the title
+    ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("accuracy (%)")
     if not scored:
         ax.text(0.5, 0.5, "no scored tasks", ha="center", va="center", transform=ax.transAxes)
