@@ -177,13 +177,14 @@ def bwrap_args(attachments: list[str], *, drop_with_setpriv: bool) -> Mounts:
     for etc in ETC_FILES:
         if os.path.exists(etc):
             m.add("--ro-bind", etc, etc, dest=etc)
+    # /tmp's tmpfs goes first: a venv or attachment that lives under /tmp is bound on top of it, not hidden.
+    m.add("--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", dest="/tmp", mirrors=False)
     for py in python_paths():
         m.add("--ro-bind", py, py, dest=py)
     m.add("--proc", "/proc", dest="/proc", mirrors=False)
     m.add("--dev", "/dev", dest="/dev", mirrors=False)
     # multiprocessing's semaphores live in /dev/shm, which bwrap's /dev leaves root-only.
     m.add("--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", dest="/dev/shm", mirrors=False)
-    m.add("--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", dest="/tmp", mirrors=False)
     for path in attachments:
         _attachment_ops(m, path)
     m.add("--perms", "0777", "--dir", WORKDIR, dest=WORKDIR, mirrors=False)
