@@ -167,29 +167,27 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
             info = f"**Task** `{chosen.task_id}` · level {chosen.level}{attach} · expected: **{expected}**"
             return chosen.question, chosen, info
 
-        def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                     username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
+        def batch_views(form, control_state, profile, progress, resume):
+            *fields, username = form
             name = profile.username if profile is not None else username
             try:
-                req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency,
-                                   question_delay, use_rag, name)
+                req = make_request(*fields, name)
             except FormError as exc:
                 yield BatchView(status=f"❌ {exc}").as_tuple()
                 return
-            for view in run_stream(runtime, req, control_state, progress=progress):
+            for view in run_stream(runtime, req, control_state, resume=resume, progress=progress):
                 yield view.as_tuple()
+
+        # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
+        def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+                     username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
+            form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+            yield from batch_views(form, control_state, profile, progress, resume=False)
 
         def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
                    username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):
-            name = profile.username if profile is not None else username
-            try:
-                req = make_request(source, split, data_dir, level, max_samples, task_ids, concurrency,
-                                   question_delay, use_rag, name)
-            except FormError as exc:
-                yield BatchView(status=f"❌ {exc}").as_tuple()
-                return
-            for view in run_stream(runtime, req, control_state, resume=True, progress=progress):
-                yield view.as_tuple()
+            form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+            yield from batch_views(form, control_state, profile, progress, resume=True)
 
         def halt(control_state):
             if not control_state.running:
