@@ -5,7 +5,7 @@ STAMP   := $(VENV)/.installed
 APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
 
-.PHONY: setup sysdeps run test bench clean
+.PHONY: setup sysdeps run test bench screenshots clean
 
 setup: sysdeps $(STAMP)
 
@@ -32,6 +32,10 @@ run: setup
 
 test: setup
 	GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
+
+# Refresh the README's screenshots (the browser tests take them).
+screenshots: setup
+	UPDATE_SCREENSHOTS=1 GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser tests/app/test_browser.py
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

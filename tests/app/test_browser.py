@@ -1,12 +1,15 @@
 """The real app in headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
 
-Each test also saves a screenshot of its tab to docs/screenshots/ for the README.
+Each test also saves a screenshot of its tab: to a temporary folder, or to docs/screenshots/ for the README
+when UPDATE_SCREENSHOTS=1 (`make screenshots`), so a plain test run leaves the checkout clean.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,8 @@ from tests.support.app_server import ROOT, AppServer, base_env
 from tests.support.gaia_fixture import FIXTURE_TASKS
 
 CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots" if os.environ.get("UPDATE_SCREENSHOTS") == "1"
+         else Path(tempfile.gettempdir()) / "gaia-harness-screenshots")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 
