@@ -1,7 +1,7 @@
 """Command line: batch runs over GAIA, run comparison, and the Unit 4 scoring API.
 
     python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
-        [--concurrency N] [--delay S] [--output-dir DIR] [--resume] [--no-rag]
+        [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag]
     python -m evaluation compare RUN_A RUN_B
     python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
 
@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                          "(default BATCH_QUESTION_DELAY)")
     run.add_argument("--output-dir", type=Path, help="run folder (default OUTPUT_DIR/<split>-<time>)")
     run.add_argument("--resume", action="store_true", help="skip tasks already in the run folder's checkpoint")
+    run.add_argument("--retry-errors", action="store_true",
+                     help="with --resume: solve again the tasks recorded with an error (e.g. after a quota outage)")
     run.add_argument("--no-rag", action="store_true", help="do not consult the knowledge base")
 
     cmp = sub.add_parser("compare", help="fixed / regressed / unchanged tasks and accuracy per level of two runs")
@@ -120,7 +122,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
     config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
-                       output_dir=args.output_dir, resume=args.resume, use_rag=not args.no_rag)
+                       output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
+                       use_rag=not args.no_rag)
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))

@@ -61,6 +61,8 @@ class RunConfig:
     output_dir: Path | None = None
     """None = OUTPUT_DIR/<split>-<timestamp> (or, with resume, the newest run of the split there)."""
     resume: bool = False
+    retry_errors: bool = False
+    """With resume: solve again the tasks recorded with an error (e.g. after a provider outage); the new record wins."""
     use_rag: bool = True
 
 
@@ -220,8 +222,12 @@ def _run_locked(samples: list[Sample], pipeline: "Pipeline", config: RunConfig, 
                        "(--resume) or choose another output directory.")
     seen: set[str] = set()
     unique = [s for s in samples if not (s.task_id in seen or seen.add(s.task_id))]  # first of duplicates
-    todo = [s for s in unique if s.task_id not in loaded.records]
-    previous = [loaded.records[s.task_id] for s in unique if s.task_id in loaded.records]
+    def kept(task_id: str) -> bool:
+        record = loaded.records.get(task_id)
+        return record is not None and not (config.retry_errors and record.error)
+
+    todo = [s for s in unique if not kept(s.task_id)]
+    previous = [loaded.records[s.task_id] for s in unique if kept(s.task_id)]
     stop = stop or threading.Event()
     limiter = RateLimiter.from_settings(settings, stop=stop)
     spacer = StartSpacer(delay if concurrency == 1 else 0.0, stop=stop)

@@ -211,6 +211,31 @@ def test_stop_keeps_finished_tasks_and_resume_finishes_the_rest_without_asking_a
     assert second.summary["meta"]["sessions"] == 2
 
 
+def test_resume_with_retry_errors_solves_only_the_errored_tasks_again(server, pipeline, samples, tmp_path):
+    broken = samples[0]
+
+    def outage(body):
+        return fail(500) if broken.question in first_user_text(body) else solve_with_tool(body)
+
+    out = tmp_path / "run"
+    server.switch.script = outage
+    first = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=out), run_settings(TASK_RETRY_MAX=0))
+    assert {r.task_id: r for r in first.records}[broken.task_id].error
+    server.switch.script = solve_with_tool  # the provider is back
+
+    since = len(server.requests)
+    plain = run_batch(samples, pipeline, RunConfig(output_dir=out, resume=True), run_settings())
+    assert asked(questions_seen(server, since), broken) == 0 and plain.summary["errors"] == 1
+
+    since = len(server.requests)
+    again = run_batch(samples, pipeline, RunConfig(output_dir=out, resume=True, retry_errors=True), run_settings())
+    seen = questions_seen(server, since)
+    assert all(asked(seen, s) == (2 if s.task_id == broken.task_id else 0) for s in samples)
+    assert again.summary["errors"] == 0 and again.summary["correct"] == 6
+    ids = [d["task_id"] for d in read_jsonl(out / "details.jsonl")]
+    assert sorted(ids) == sorted(s.task_id for s in samples)
+
+
 def test_reusing_an_output_dir_without_resume_is_refused(server, pipeline, samples, tmp_path):
     run_batch(samples[:1], pipeline, RunConfig(output_dir=tmp_path / "run"), run_settings())
     with pytest.raises(RunError, match="resume"):
