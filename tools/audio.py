@@ -24,7 +24,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.executor import ToolFailure
-from tools.paths import resolve_path
+from tools.paths import resolve_media
 from tools.registry import MissingDependency
 
 AUDIO_EXTENSIONS = (".mp3", ".wav", ".m4a", ".flac", ".ogg", ".oga", ".opus", ".aac", ".webm", ".mp4")
@@ -143,12 +143,7 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
             path: absolute path of the audio file (an attachment path from the task).
         """
         start = time.monotonic()
-        file = resolve_path(path, config)
-        if file.suffix.lower() not in AUDIO_EXTENSIONS:
-            raise ToolFailure(f"{file.name} is not an audio file ({file.suffix or 'no extension'}); supported: "
-                              f"{', '.join(AUDIO_EXTENSIONS)}. Use read_file for other files.", "unsupported_type")
-        if file.stat().st_size == 0:
-            raise ToolFailure(f"{file.name} is empty (0 bytes); there is no audio to transcribe.", "empty_file")
+        file = resolve_media(path, config, AUDIO_EXTENSIONS, "an audio file", "there is no audio to transcribe.")
         samples = decode(file)
         seconds = len(samples) / SAMPLE_RATE
         if seconds < 0.05:

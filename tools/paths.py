@@ -53,6 +53,20 @@ def resolve_path(path: str, config: Any = None) -> Path:
     raise ToolFailure(f"file not found: {raw}.{hint}", "missing_file")
 
 
+def resolve_media(path: str, config: Any, extensions: tuple[str, ...], kind: str, empty_note: str) -> Path:
+    """Like `resolve_path`, but also refuse a file whose extension is not in `extensions` or that is empty.
+
+    `kind` names the expected type ("an image"), `empty_note` says what an empty file lacks.
+    """
+    file = resolve_path(path, config)
+    if file.suffix.lower() not in extensions:
+        raise ToolFailure(f"{file.name} is not {kind} ({file.suffix or 'no extension'}); supported: "
+                          f"{', '.join(extensions)}. Use read_file for other files.", "unsupported_type")
+    if file.stat().st_size == 0:
+        raise ToolFailure(f"{file.name} is empty (0 bytes); {empty_note}", "empty_file")
+    return file
+
+
 def _allowed(path: Path, raw: str) -> Path:
     """`path` unless it is a system pseudo-file or a credential file, which file tools never read."""
     secret = path.name == ".env" or path.name.startswith(".env.") or bool(_SECRET_PARTS & set(path.parts))

@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.executor import ToolFailure
-from tools.paths import resolve_path
+from tools.paths import resolve_media, resolve_path
 from tools.registry import MissingDependency
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff")
@@ -33,12 +33,7 @@ def load_image(path: str, config: Any = None):
     """Open the image `path` names (first frame of an animation) as an RGB/L PIL image; ToolFailure if unreadable."""
     from PIL import Image, UnidentifiedImageError
 
-    file = resolve_path(path, config)
-    if file.suffix.lower() not in IMAGE_EXTENSIONS:
-        raise ToolFailure(f"{file.name} is not an image ({file.suffix or 'no extension'}); supported: "
-                          f"{', '.join(IMAGE_EXTENSIONS)}. Use read_file for other files.", "unsupported_type")
-    if file.stat().st_size == 0:
-        raise ToolFailure(f"{file.name} is empty (0 bytes); there is no image to read.", "empty_file")
+    file = resolve_media(path, config, IMAGE_EXTENSIONS, "an image", "there is no image to read.")
     try:
         with Image.open(file) as img:
             img.seek(0)
