@@ -39,9 +39,12 @@ class Settings(BaseSettings):
     OPENAI_API_KEY: SecretStr | None = Field(None, description="API key of the endpoint (not needed for a local vLLM/Ollama).")
     OPENAI_BASE_URL: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1.")
     MODEL_NAME: str = Field("gpt-4o-mini", description="Chat model used by the agent loop.")
-    VISION_MODEL_NAME: str | None = Field(None, description="Model for analyze_image (same endpoint); unset disables the tool's model call.")
+    VISION_MODEL_NAME: str = Field("", description="Model for analyze_image and video keyframes (same endpoint); empty = MODEL_NAME, `none` = vision off (images fall back to OCR).")
     LLM_TEMPERATURE: float = Field(0.0, ge=0, le=2, description="Sampling temperature of the agent model.")
     LLM_REQUESTS_PER_MINUTE: float = Field(0, ge=0, description="Known request rate limit of the endpoint (0 = unknown; the limiter adapts to 429s).")
+    LLM_TOKENS_PER_MINUTE: float = Field(0, ge=0, description="Known token rate limit of the endpoint (0 = unknown; learnt from x-ratelimit-* headers and 429 bodies).")
+    LLM_TOOL_CHOICE: str = Field("auto", description="`tool_choice` sent whenever tools are bound (auto, required, none); some servers drop tools without it.")
+    LLM_MAX_TOKENS: int = Field(8192, ge=16, description="Completion limit sent with every request (max_tokens); generous for reasoning models.")
 
     # --- tools ------------------------------------------------------------------------------
     SEARCH_PROVIDERS: str = Field("duckduckgo,tavily,searxng,wikipedia", description="web_search providers in failover order.")
@@ -53,6 +56,9 @@ class Settings(BaseSettings):
         "huggingface.co/datasets/gaia-benchmark,huggingface.co/spaces/gaia-benchmark,hf.co/datasets/gaia-benchmark",
         description="Comma-separated URL prefixes never returned by search or fetched (they mirror GAIA answers).",
     )
+    FETCH_ALLOWED_HOSTS: str = Field("", description="Comma-separated host:port pairs that fetching tools may reach although they are loopback/private (tests, intranets).")
+    WAYBACK_API_URL: str = Field("https://archive.org/wayback/available", description="Wayback Machine availability API used by the wayback tool.")
+    ARXIV_API_URL: str = Field("https://export.arxiv.org/api/query", description="arXiv API used by arxiv_search.")
     WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
     SANDBOX_MODE: Literal["strict", "degraded"] = Field("strict", description="run_python: strict needs bubblewrap namespaces; degraded runs with rlimits only, labelled in the trace.")
     SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="Address-space limit of a run_python child.")
@@ -77,12 +83,27 @@ class Settings(BaseSettings):
     OUTPUT_DIR: Path = Field(PROJECT_ROOT / "runs", description="Where batch runs write their results.")
     SCORING_API_URL: str = Field("https://agents-course-unit4-scoring.hf.space", description="Agents Course Unit 4 scoring API.")
     SPACE_ID: str | None = Field(None, description="Set by Hugging Face on a Space; used for the agent_code link.")
+    SPACE_AUTHOR_NAME: str | None = Field(None, description="Set by Hugging Face on a Space: its owner (the default APP_ALLOWED_USERS there).")
+    GAIA_LOCAL_ROOTS: str = Field("", description="Comma-separated folders the app's `Local GAIA folder` source may read (empty: anywhere locally; on a Space only the hub cache and the visitor's uploads).")
 
     # --- app ------------------------------------------------------------------------------------
     GRADIO_SERVER_NAME: str = Field("0.0.0.0", description="Interface the app listens on.")
     GRADIO_SERVER_PORT: int = Field(7860, ge=1, le=65535, description="Port the app listens on.")
     APP_CONCURRENCY: int = Field(4, ge=1, description="Debug/chat requests served at once (gradio queue).")
     APP_PRELOAD: bool = Field(True, description="Load the agent, LLM client, embeddings and tool checks in a background thread at start-up (else on the first request).")
+
+    # --- public app: who may spend, and limits for whoever may -------------------------------------
+    APP_ALLOWED_USERS: str | None = Field(None, description="Comma-separated Hugging Face usernames allowed to use the model in the app; `*` = anyone. Unset: the Space owner on a Space, else `*`.")
+    MAX_QUESTION_CHARS: int = Field(20000, ge=100, description="Longest question (or chat message) accepted; longer is refused before any model call.")
+    MAX_UPLOAD_MB: float = Field(100, gt=0, description="Largest file a visitor may upload to the app.")
+    CHAT_HISTORY_MAX_TURNS: int = Field(20, ge=0, description="Earlier chat turns sent to the model (older ones are dropped, and the chat says so).")
+    CHAT_HISTORY_MAX_CHARS: int = Field(40000, ge=0, description="Characters of earlier chat turns sent to the model.")
+    BATCH_MAX_TASKS: int = Field(500, ge=1, description="Most tasks one batch run from the app may hold.")
+    BATCH_MAX_RUNNING: int = Field(2, ge=1, description="Batch runs the app executes at once over all sessions (one per session).")
+
+    # --- per-run workspace -------------------------------------------------------------------------
+    WORKSPACE_DIR: Path | None = Field(None, description="Where per-run workspaces (extractions, downloads, rendered pages) are made; unset = the system temp folder.")
+    WORKSPACE_MAX_MB: int = Field(500, ge=1, description="Disk one run's workspace may use (archives, nested ones included, and downloads).")
 
     @property
     def llm_configured(self) -> bool:
@@ -93,10 +114,27 @@ class Settings(BaseSettings):
         """One actionable line for users without a model endpoint."""
         return "No LLM configured: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (vLLM, Ollama, any OpenAI-compatible server)."
 
+    @classmethod
+    def secret_fields(cls) -> list[str]:
+        """Names of every `SecretStr` setting: a new provider key is redacted with no further edit."""
+        return [name for name, info in cls.model_fields.items() if _holds_secret(info.annotation)]
+
     def secrets(self) -> list[str]:
         """Secret values that must never appear in traces, logs or outputs."""
-        values = [self.OPENAI_API_KEY, self.TAVILY_API_KEY, self.HF_TOKEN]
+        values = [getattr(self, name) for name in self.secret_fields()]
         return [v.get_secret_value() for v in values if v is not None and len(v.get_secret_value()) >= 4]
+
+    @property
+    def vision_model(self) -> str | None:
+        """The vision model's name, or None when vision is off (`VISION_MODEL_NAME=none`)."""
+        name = self.VISION_MODEL_NAME.strip()
+        if name.lower() == "none":
+            return None
+        return name or self.MODEL_NAME
+
+
+def _holds_secret(annotation: object) -> bool:
+    return annotation is SecretStr or SecretStr in getattr(annotation, "__args__", ())
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -19,7 +19,7 @@ from agent.events import (
     ToolResult,
     event_from_dict,
 )
-from agent.llm import RequestGate, build_chat_model
+from models.client import RequestGate, build_chat_model
 from agent.pipeline import Pipeline, default_pipeline, solve, stream
 
 __all__ = [

@@ -24,6 +24,8 @@ from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from models.messages import message_text
+
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
 # "FINAL ANSWER:", "**Final Answer:**", "Final answer -", "### Final Answer" (heading, answer on next line).
@@ -75,20 +77,6 @@ def answer_from_messages(messages: Sequence[BaseMessage]) -> tuple[str, str, str
                 answer, method = extract_answer(raw)
                 return answer, method, raw
     return "", "empty", ""
-
-
-def message_text(msg: BaseMessage) -> str:
-    """The plain text of a message whose content may be a string or a list of content blocks."""
-    content: Any = msg.content
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
 
 
 def strip_thinking(text: str) -> str:

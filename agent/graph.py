@@ -21,9 +21,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from agent.answer import message_text
+from models.messages import message_text
 from agent.events import ErrorEvent, Event, IterationCap, ModelCall, Retry, ToolCall, ToolResult
-from agent.llm import Failure, LLMCallError, call_model
+from models.client import Failure, LLMCallError, call_model
 from agent.prompts import FINAL_ANSWER_REQUEST
 from agent.state import AgentState, RunCancelled, RunContext
 from tools.executor import ToolOutcome, run_tool

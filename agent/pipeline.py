@@ -25,7 +25,7 @@ from langgraph.graph.state import CompiledStateGraph
 from agent.answer import answer_from_messages
 from agent.events import AnswerExtracted, ErrorEvent, Event, ModelCall, Retry, Solution
 from agent.graph import build_graph, recursion_limit
-from agent.llm import CallResult, Failure, OpenGate, RequestGate, build_chat_model, make_text_llm
+from models.client import CallResult, Failure, OpenGate, RequestGate, build_chat_model, make_text_llm
 from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.router import decide
 from agent.state import RunContext

@@ -13,7 +13,7 @@ from langchain_core.runnables import Runnable
 from langgraph.graph.message import add_messages
 
 from agent.events import Event
-from agent.llm import RequestGate
+from models.client import RequestGate
 from config import Settings
 
 

@@ -26,7 +26,7 @@ import openai  # noqa: E402
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
-from agent.llm import build_chat_model  # noqa: E402
+from models.client import build_chat_model  # noqa: E402
 from agent.pipeline import Pipeline  # noqa: E402
 from agent.prompts import SYSTEM_PROMPT, task_message  # noqa: E402
 from config import load_settings  # noqa: E402

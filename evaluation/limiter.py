@@ -42,7 +42,7 @@ class LimiterStats:
 
 
 class RateLimiter:
-    """Shared admission control for one run's model requests (implements `agent.llm.RequestGate`)."""
+    """Shared admission control for one run's model requests (implements `models.client.RequestGate`)."""
 
     WINDOW_S = 60.0
     """Successes older than this are forgotten (providers count requests per minute)."""

@@ -117,17 +117,18 @@ def image_data_url(image, source: Path) -> str:
 
 def make_vision_tools(settings: Settings) -> list[BaseTool]:
     """Build `analyze_image`; needs VISION_MODEL_NAME and a model endpoint (OPENAI_API_KEY or OPENAI_BASE_URL)."""
-    if not settings.VISION_MODEL_NAME:
-        raise MissingDependency(["analyze_image"], "no vision model configured: set VISION_MODEL_NAME to a model "
-                                                   "that accepts images on your endpoint (e.g. gpt-4o-mini).")
+    if settings.vision_model is None:
+        raise MissingDependency(["analyze_image"], "vision is off (VISION_MODEL_NAME=none): images are read with "
+                                                   "image_ocr; unset VISION_MODEL_NAME to use MODEL_NAME.")
     if not settings.llm_configured:
-        raise MissingDependency(["analyze_image"], settings.llm_missing_message())
+        raise MissingDependency(["analyze_image"], f"{settings.llm_missing_message()} (analyze_image asks "
+                                                   "VISION_MODEL_NAME, default MODEL_NAME, on that endpoint)")
     import openai
     from langchain_core.messages import HumanMessage
     from langchain_openai import ChatOpenAI
 
     key = settings.OPENAI_API_KEY.get_secret_value() if settings.OPENAI_API_KEY else "not-needed"
-    model = ChatOpenAI(model=settings.VISION_MODEL_NAME, api_key=key, base_url=settings.OPENAI_BASE_URL,
+    model = ChatOpenAI(model=settings.vision_model, api_key=key, base_url=settings.OPENAI_BASE_URL,
                        timeout=settings.LLM_TIMEOUT, max_retries=2, temperature=0)
 
     @tool
@@ -155,7 +156,7 @@ def make_vision_tools(settings: Settings) -> list[BaseTool]:
                               "try again or use image_ocr for text.", "timeout") from exc
         except openai.APIError as exc:
             raise ToolFailure(f"the vision model call failed ({type(exc).__name__}: {exc}). Check that "
-                              f"VISION_MODEL_NAME={settings.VISION_MODEL_NAME} accepts images, or use image_ocr.",
+                              f"VISION_MODEL_NAME={settings.vision_model} accepts images, or use image_ocr.",
                               "model_error") from exc
         content = reply.content
         text = content if isinstance(content, str) else " ".join(

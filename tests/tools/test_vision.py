@@ -83,10 +83,15 @@ def test_ocr_factory_requires_tesseract(monkeypatch):
     assert err.value.tools == ["image_ocr"] and "apt-get install tesseract-ocr" in err.value.reason
 
 
-def test_vision_is_missing_without_a_vision_model():
-    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test"), factories=VISION_FACTORIES)
+def test_vision_is_off_with_vision_model_none():
+    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"), factories=VISION_FACTORIES)
     assert registry.names == ["image_ocr"]
     assert "VISION_MODEL_NAME" in registry.missing["analyze_image"]
+
+
+def test_vision_defaults_to_the_agent_model():
+    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test"), factories=VISION_FACTORIES)
+    assert registry.names == ["image_ocr", "analyze_image"]
 
 
 def test_vision_is_missing_without_an_endpoint():

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from langchain_openai import ChatOpenAI
 
-from agent.answer import message_text
+from models.messages import message_text
 from config import Settings, redact
 
 
