@@ -20,9 +20,12 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from config import Settings
+
+if TYPE_CHECKING:  # the limiter is imported before langchain is needed
+    from models.client import ResponseInfo
 
 
 class RunStopped(RuntimeError):
@@ -86,7 +89,7 @@ class RateLimiter:
         return cls(settings.LLM_REQUESTS_PER_MINUTE, no_hint_pause=settings.RATE_LIMIT_RETRY_BASE_DELAY, stop=stop)
 
     # -- RequestGate ------------------------------------------------------------------------------
-    def acquire(self) -> None:
+    def acquire(self, estimated_tokens: int = 0) -> None:
         """Block until this request's slot; a 429 arriving meanwhile sends it behind the common pause."""
         while True:
             self._check_stop()
@@ -105,7 +108,7 @@ class RateLimiter:
                     self._waited += max(0.0, self._clock() - now)
                     return
 
-    def on_success(self) -> None:
+    def on_success(self, info: ResponseInfo | None = None) -> None:
         """A request went through: count it, and speed up a little if no 429 came recently."""
         with self._lock:
             now = self._clock()
@@ -115,7 +118,7 @@ class RateLimiter:
             if now - self._last_limited >= self._calm_s and self._interval > self._floor:
                 self._interval = max(self._floor, self._interval * (1.0 - self._recovery))
 
-    def on_rate_limited(self, retry_after: float | None) -> None:
+    def on_rate_limited(self, retry_after: float | None, info: ResponseInfo | None = None) -> None:
         """A 429: everyone pauses until Retry-After, and (once per episode) the interval widens."""
         with self._lock:
             now = self._clock()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import email.utils
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import openai
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -22,18 +23,30 @@ from models.messages import message_text
 from config import Settings, redact
 
 
+@dataclass(frozen=True)
+class ResponseInfo:
+    """What one answered request told the gate: the provider's headers and the tokens it counted."""
+
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Response headers, names lower-cased (x-ratelimit-*, retry-after, retry-after-ms)."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated_prompt_tokens: int = 0
+    """The estimate the request was admitted with (so the gate can correct its budget)."""
+
+
 class RequestGate(Protocol):
     """Admission control shared by concurrent runs (e.g. the batch runner's rate limiter)."""
 
-    def acquire(self) -> None:
-        """Block until a request may be sent."""
+    def acquire(self, estimated_tokens: int = 0) -> None:
+        """Block until a request of about `estimated_tokens` prompt tokens may be sent."""
         ...
 
-    def on_success(self) -> None:
-        """A request went through."""
+    def on_success(self, info: ResponseInfo | None = None) -> None:
+        """A request went through; `info` carries the provider's rate-limit headers and token usage."""
         ...
 
-    def on_rate_limited(self, retry_after: float | None) -> None:
+    def on_rate_limited(self, retry_after: float | None, info: ResponseInfo | None = None) -> None:
         """A request was answered 429; `retry_after` is the server's hint in seconds, if any."""
         ...
 
@@ -41,13 +54,13 @@ class RequestGate(Protocol):
 class OpenGate:
     """A gate that never waits: single interactive runs need no shared limiter."""
 
-    def acquire(self) -> None:
+    def acquire(self, estimated_tokens: int = 0) -> None:
         """Admit immediately."""
 
-    def on_success(self) -> None:
+    def on_success(self, info: ResponseInfo | None = None) -> None:
         """Nothing to track."""
 
-    def on_rate_limited(self, retry_after: float | None) -> None:
+    def on_rate_limited(self, retry_after: float | None, info: ResponseInfo | None = None) -> None:
         """Nothing to track; the retry loop still backs off."""
 
 
