@@ -21,11 +21,13 @@ if TYPE_CHECKING:
     from evaluation.limiter import RateLimiter, RunStopped
     from evaluation.records import FailureCategory, TaskRecord
     from evaluation.report import summarize, write_report
-    from evaluation.runner import Progress, RunConfig, RunError, RunResult, run_batch, run_evaluation
-    from evaluation.scorer import Explanation, explain, question_scorer
+    from evaluation.outputs import write_outputs
+    from evaluation.runner import RunConfig, RunError, RunResult, run_batch, run_evaluation
+    from evaluation.scorer import Explanation, Score, Scorer, explain, official_scorer, question_scorer
     from evaluation.scoring_api import ApiRunResult, ScoringAPIClient, ScoringAPIError, run_api_evaluation
     from evaluation.seed_api import GAIAEvaluationTool, GAIAEvaluator
     from evaluation.submission import check_submission, write_results_jsonl, write_submission_guide
+    from evaluation.task_loop import Progress, TaskLoop
 
 _EXPORTS: dict[str, str] = {
     "plot_accuracy": "chart",
@@ -37,13 +39,16 @@ _EXPORTS: dict[str, str] = {
     "RateLimiter": "limiter", "RunStopped": "limiter",
     "FailureCategory": "records", "TaskRecord": "records",
     "summarize": "report", "write_report": "report",
-    "Progress": "runner", "RunConfig": "runner", "RunError": "runner", "RunResult": "runner", "run_batch": "runner",
+    "write_outputs": "outputs",
+    "RunConfig": "runner", "RunError": "runner", "RunResult": "runner", "run_batch": "runner",
     "run_evaluation": "runner",
-    "Explanation": "scorer", "explain": "scorer", "question_scorer": "scorer",
+    "Explanation": "scorer", "Score": "scorer", "Scorer": "scorer", "explain": "scorer", "official_scorer": "scorer",
+    "question_scorer": "scorer",
     "ApiRunResult": "scoring_api", "ScoringAPIClient": "scoring_api", "ScoringAPIError": "scoring_api",
     "run_api_evaluation": "scoring_api",
     "GAIAEvaluationTool": "seed_api", "GAIAEvaluator": "seed_api",
     "check_submission": "submission", "write_results_jsonl": "submission", "write_submission_guide": "submission",
+    "Progress": "task_loop", "TaskLoop": "task_loop",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
+from evaluation.scorer import Score
+
 FailureCategory = Literal[
     "correct", "no_tool_result_used", "tool_failed", "iteration_cap", "llm_error", "format_only_miss", "plain_wrong",
     "unscored",
@@ -27,7 +29,7 @@ class TaskRecord:
     correct: bool | None = None
     """None when there is no ground truth to score against."""
     explanation: dict[str, Any] = field(default_factory=dict)
-    """`scorer.explain()` output as a dict."""
+    """The scorer's verdict as a dict (`Score.to_dict()`: rule, normalised forms, format-only miss, scorer)."""
     source: Literal["rag", "agent"] = "agent"
     steps: int = 0
     tools_used: list[str] = field(default_factory=list)
@@ -44,12 +46,17 @@ class TaskRecord:
     finished_at: float = 0.0
     """Unix timestamps of the task's start and end."""
 
+    @property
+    def score(self) -> Score | None:
+        """The verdict as a typed Score; None when the task is unscored."""
+        return None if self.correct is None else Score.from_dict(self.explanation, self.correct)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TaskRecord":
+    def from_dict(cls, data: dict[str, Any]) -> TaskRecord:
         """Rebuild from `to_dict()` output, ignoring unknown keys."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})

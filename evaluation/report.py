@@ -63,7 +63,7 @@ def summarize(records: list[TaskRecord], *, elapsed_s: float, meta: dict[str, An
     completion = sum(r.completion_tokens for r in records)
     latencies = [r.latency_s for r in records]
     categories = Counter(r.failure_category for r in records if r.failure_category != "correct")
-    format_only = sum(1 for r in records if r.correct is False and r.explanation.get("format_only_miss"))
+    format_only = sum(1 for r in records if (score := r.score) is not None and score.format_only_miss)
     return {
         "exact_match_rate": overall["accuracy"],
         "total": overall["total"],

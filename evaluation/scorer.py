@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 Rule = Literal["number", "list", "string"]
 
@@ -80,7 +81,7 @@ def question_scorer(model_answer: str | None, ground_truth: str) -> bool:
             gt_elems, ma_elems = split_string(truth), split_string(answer)
             if len(gt_elems) != len(ma_elems):
                 return False
-            return all(_list_elements_equal(ma, gt) for ma, gt in zip(ma_elems, gt_elems))
+            return all(_list_elements_equal(ma, gt) for ma, gt in zip(ma_elems, gt_elems, strict=True))
         return normalize_str(answer) == normalize_str(truth)
     except Exception:  # noqa: BLE001 - a scorer that crashes loses a task; wrong is the safe verdict
         return False
@@ -125,16 +126,12 @@ def _normalized_forms(answer: str, truth: str, rule: Rule) -> tuple[str, str]:
 
 
 # Lenient comparison, only to flag "format-only misses": never used for the score itself.
-_NUMBER_WORDS = {
-    w: i for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen".split()
-    )
-} | {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+         "sixteen seventeen eighteen nineteen")
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_NUMBER_WORDS = {w: i for i, w in enumerate(_ONES.split())} | {w: 10 * i for i, w in enumerate(_TENS.split(), 2)}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-_NUMBER_RUN = re.compile(
-    r"\b(?:(?:%s)(?:[\s-]+(?:and[\s-]+)?)?)+\b" % "|".join([*_NUMBER_WORDS, *_SCALES])
-)
+_NUMBER_RUN = re.compile(r"\b(?:(?:{})(?:[\s-]+(?:and[\s-]+)?)?)+\b".format("|".join([*_NUMBER_WORDS, *_SCALES])))
 _NUM = r"-?\d+(?:\.\d+)?"
 _WITH_UNIT = re.compile(rf"^({_NUM})\s*[^\W\d_][\w°²³/.]*(?:\s+[^\W\d_][\w°²³/.]*){{0,2}}$")
 _CURRENCY = re.compile(r"[$€£¥%]|\b(?:usd|eur|gbp|dollars?|euros?|percent|per cent)\b")
@@ -236,3 +233,52 @@ def explain(model_answer: str | None, ground_truth: str) -> Explanation:
     except Exception:  # noqa: BLE001
         reason = None
     return Explanation(correct, rule, norm_answer, norm_truth, reason is not None, reason)
+
+
+# --- the scorer seam: any (answer, truth) -> Score function; the official one is the default -------
+
+@dataclass(frozen=True)
+class Score:
+    """One verdict of a scorer: right or not, which scorer said so, and (for the official one) why."""
+
+    correct: bool
+    scorer: str = "official"
+    """The scorer's name, shown next to the verdict ('official', 'lenient', 'llm-judge', ...)."""
+    explanation: Explanation | None = None
+    """The official rules' normalised forms and format-only check; None when a scorer has no such view."""
+    note: str = ""
+    """Free text a scorer adds (an LLM judge's reason)."""
+
+    @property
+    def format_only_miss(self) -> bool:
+        """Wrong, but a lenient comparison (order, units, articles, number words) would have matched."""
+        return not self.correct and self.explanation is not None and self.explanation.format_only_miss
+
+    def to_dict(self) -> dict[str, Any]:
+        """The dict stored as a record's `explanation` (the Explanation's fields plus scorer and note)."""
+        data = self.explanation.to_dict() if self.explanation is not None else {}
+        data.update(correct=self.correct, scorer=self.scorer)
+        if self.note:
+            data["note"] = self.note
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], correct: bool | None = None) -> Score:
+        """Rebuild from `to_dict()` output (or an older record's bare Explanation dict)."""
+        verdict = bool(data.get("correct")) if correct is None else correct
+        explanation = None
+        if data.get("rule") in ("number", "list", "string"):
+            explanation = Explanation(verdict, data["rule"], str(data.get("normalized_answer", "")),
+                                      str(data.get("normalized_truth", "")), bool(data.get("format_only_miss")),
+                                      data.get("lenient_reason"))
+        return cls(verdict, str(data.get("scorer") or "official"), explanation, str(data.get("note") or ""))
+
+
+Scorer = Callable[[str, str], Score]
+"""Scores `(model_answer, ground_truth)`; must never raise (a crash would lose the task's verdict)."""
+
+
+def official_scorer(model_answer: str, ground_truth: str) -> Score:
+    """The leaderboard's `question_scorer` verdict with its explanation: the default Scorer."""
+    explanation = explain(model_answer, ground_truth)
+    return Score(explanation.correct, "official", explanation)

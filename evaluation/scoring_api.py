@@ -12,30 +12,28 @@ reported; it is never fatal: the run keeps going and the result lists what faile
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from agent.events import Solution
-
 from config import Settings
-from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, write_jsonl_atomic
+from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint
 from evaluation.dataset import Sample
 from evaluation.failures import failure_category
 from evaluation.limiter import RateLimiter
+from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
-from evaluation.report import summarize, write_report
-from evaluation.runner import Progress, ProgressTracker, build_record, notify, solve_sample
-from evaluation.submission import write_results_jsonl
+from evaluation.report import summarize
+from evaluation.task_loop import Progress, ProgressTracker, TaskLoop, notify
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
@@ -85,9 +83,8 @@ class ScoringAPIClient:
             for i, item in enumerate(data):
                 if not isinstance(item, dict) or not item.get("task_id") or not isinstance(item.get("question"), str):
                     raise ValueError(f"item {i} lacks task_id/question")
-                level = item.get("Level", item.get("level"))
-                out.append(ApiQuestion(str(item["task_id"]), item["question"],
-                                       int(level) if str(level or "").strip().isdigit() else None,
+                level = str(item.get("Level", item.get("level")) or "").strip()
+                out.append(ApiQuestion(str(item["task_id"]), item["question"], int(level) if level.isdigit() else None,
                                        str(item.get("file_name") or "")))
             return out
 
@@ -252,7 +249,7 @@ class _Scoreboard:
         return entry
 
 
-def run_api_evaluation(username: str, agent_code: str, pipeline: "Pipeline", settings: Settings, *,
+def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, settings: Settings, *,
                        concurrency: int | None = None, on_progress: Callable[[Progress], None] | None = None,
                        stop: threading.Event | None = None, client: ScoringAPIClient | None = None,
                        output_dir: Path | None = None, use_rag: bool = True) -> ApiRunResult:
@@ -268,50 +265,37 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: "Pipeline", set
     except ScoringAPIError as exc:
         return ApiRunResult([], [], None, out, errors=[*client.problems[:-1], f"Could not fetch the questions: {exc}"])
     board = _Scoreboard(client, username, agent_code)
-    checkpoint = Checkpoint(out / CHECKPOINT_NAME, session="api")
-    limiter = RateLimiter.from_settings(settings, stop=stop)
-    gated = pipeline.with_gate(limiter)
-    tracker = ProgressTracker(len(questions), [])
-    notify(on_progress, tracker.progress())
-    records: list[TaskRecord] = []
+    levels = {q.task_id: q.level for q in questions}
     errors: list[str] = []
-    progress_lock = threading.Lock()
-
     solutions: dict[str, Solution] = {}
 
-    def work(q: ApiQuestion) -> None:
-        if stop.is_set():
-            return
-        path = None
-        if q.file_name:
-            try:
-                path = client.download_file(q.task_id, out / "files", q.file_name)
-            except ScoringAPIError as exc:
-                errors.append(f"{q.task_id}: attachment {q.file_name} not downloaded: {exc}")
-        sample = Sample(task_id=q.task_id, question=q.question, level=q.level or 0, final_answer="?",
-                        file_name=q.file_name, file_path=path)
-        started = time.time()
-        attempts = [solve_sample(gated, sample, use_rag)]
-        for _ in range(settings.TASK_RETRY_MAX):
-            if not attempts[-1].error or stop.is_set():
-                break
-            attempts.append(solve_sample(gated, sample, use_rag))
-        if stop.is_set() and attempts[-1].error:
-            return  # cut short by the stop: not submitted
-        record = build_record(sample, attempts, started_at=started, finished_at=time.time(), settings=settings)
-        record.level = q.level
-        solutions[q.task_id] = attempts[-1]
+    def download(sample: Sample) -> Sample:
+        if not sample.file_name:
+            return sample
+        try:
+            path = client.download_file(sample.task_id, out / "files", sample.file_name)
+        except ScoringAPIError as exc:
+            errors.append(f"{sample.task_id}: attachment {sample.file_name} not downloaded: {exc}")
+            return sample
+        return replace(sample, file_path=path)
+
+    def submit(record: TaskRecord, solution: Solution) -> None:
+        record.level = levels[record.task_id]
+        solutions[record.task_id] = solution
         submission = board.add(record)
         if submission.error:
-            errors.append(f"{q.task_id}: submission failed: {submission.error}")
-        record.failure_category = failure_category(attempts[-1], record.correct)
-        checkpoint.append(record)
-        with progress_lock:
-            records.append(record)
-            notify(on_progress, tracker.add(record))
+            errors.append(f"{record.task_id}: submission failed: {submission.error}")
+        record.failure_category = failure_category(solution, record.correct)
 
-    with ThreadPoolExecutor(max_workers=concurrency or settings.BATCH_CONCURRENCY, thread_name_prefix="api-task") as pool:
-        list(pool.map(work, questions))
+    limiter = RateLimiter.from_settings(settings, stop=stop)
+    loop = TaskLoop(pipeline.with_gate(limiter), settings, Checkpoint(out / CHECKPOINT_NAME, session="api"), stop,
+                    use_rag=use_rag, prepare=download, on_record=submit)
+    tracker = ProgressTracker(len(questions))
+    notify(on_progress, tracker.progress())
+    samples = [Sample(task_id=q.task_id, question=q.question, level=q.level or 0, final_answer="?",
+                      file_name=q.file_name) for q in questions]
+    records = loop.run(samples, concurrency=concurrency or settings.BATCH_CONCURRENCY, tracker=tracker,
+                       on_progress=on_progress, thread_name="api-task")
     board.flush()
     # A late submission may have resolved earlier tasks: settle every category on the final verdicts.
     for record in records:
@@ -330,11 +314,7 @@ def _unique(items: list[str]) -> list[str]:
 
 
 def _write_outputs(result: ApiRunResult, settings: Settings) -> None:
-    """details.jsonl, results.jsonl, submissions.jsonl, summary.json and report.md of an API run."""
-    out = result.output_dir
-    write_jsonl_atomic(out / "details.jsonl", [r.to_dict() for r in result.records])
-    write_results_jsonl(result.records, out / "results.jsonl")
-    write_jsonl_atomic(out / "submissions.jsonl", [asdict(s) for s in result.submissions])
+    """The run folder's files (`evaluation.outputs`), plus submissions.jsonl."""
     starts = [r.started_at for r in result.records]
     ends = [r.finished_at for r in result.records]
     elapsed = round(max(ends) - min(starts), 3) if result.records else 0.0
@@ -343,5 +323,5 @@ def _write_outputs(result: ApiRunResult, settings: Settings) -> None:
         "api_message": (result.response or {}).get("message", ""), "api_score": (result.response or {}).get("score"),
         "stopped": result.stopped})
     summary["api"] = result.to_dict()
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
-    write_report(result.records, summary, out)
+    write_outputs(result.output_dir, result.records, summary,
+                  tables={"submissions.jsonl": [asdict(s) for s in result.submissions]})

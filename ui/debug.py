@@ -90,9 +90,9 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     verdict = ""
     expected = getattr(task, "final_answer", None)
     if task is not None and getattr(task, "has_answer", False):
-        from evaluation.scorer import explain
+        from evaluation.scorer import official_scorer
 
-        verdict_msg = verdict_message(explain(solution.answer, expected).to_dict(), expected)
+        verdict_msg = verdict_message(official_scorer(solution.answer, expected).to_dict(), expected)
         messages.append(verdict_msg)
         verdict = str(verdict_msg.content)
     elif solution.error and not solution.answer:

@@ -229,3 +229,23 @@ def test_explain_to_dict_is_json_ready():
     assert json.loads(json.dumps(data)) == data
     assert set(data) == {"correct", "rule", "normalized_answer", "normalized_truth", "format_only_miss", "lenient_reason"}
     assert isinstance(explain("x", "y"), Explanation)
+
+
+# --- the Scorer seam ------------------------------------------------------------------------------------
+def test_official_scorer_is_question_scorer_with_its_explanation():
+    from evaluation.scorer import official_scorer
+
+    right, wrong = official_scorer("1,000", "1000"), official_scorer("a, b", "b, a")
+    assert right.correct and right.scorer == "official" and right.explanation.rule == "number"
+    assert not wrong.correct and wrong.format_only_miss and wrong.explanation.lenient_reason
+
+
+def test_a_score_survives_its_dict_and_an_old_records_explanation_reads_as_official():
+    from evaluation.scorer import Score, explain, official_scorer
+
+    score = official_scorer("b, a", "a, b")
+    assert Score.from_dict(score.to_dict()) == score
+    old = Score.from_dict(explain("4", "4").to_dict())
+    assert old.correct and old.scorer == "official" and old.explanation.normalized_truth
+    judged = Score(True, "llm-judge", note="same city")
+    assert Score.from_dict(judged.to_dict()) == judged and not judged.format_only_miss
