@@ -1,8 +1,7 @@
 """GAIA tasks as typed samples, from the Hugging Face hub snapshot or a local folder of the same layout.
 
-Layout: `<root>/2023/<split>/metadata.parquet` (hub format since October 2025: `Level` a string, a
-`file_path` column relative to `<root>`, plus per-level `metadata.levelN.parquet` copies that we
-ignore) or the older `metadata.jsonl` (attachments found by `file_name` in the split folder).
+The folder layout (`<root>/2023/<split>/metadata.parquet` or `metadata.jsonl`) is read by
+`gaia_layout`, the one reader `rag.sources` uses too.
 
 Missing attachments: a sample keeps the absolute path where its file should be (so a tool's error
 names it) and the problem is reported, never dropped silently: `Sample.attachment_missing`, the
@@ -11,15 +10,15 @@ names it) and the problem is reported, never dropped silently: `Sample.attachmen
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from config import Settings, get_settings
+from gaia_layout import GaiaRow, GaiaSplit, LayoutError, int_or_none, read_split, text
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +50,16 @@ class AnnotatorMetadata:
         return [item for item in items if item and item.lower() != "none"]
 
     @classmethod
-    def from_raw(cls, raw: Any) -> "AnnotatorMetadata | None":
+    def from_raw(cls, raw: Any) -> AnnotatorMetadata | None:
         """Build from the raw column value (dict from jsonl or parquet struct); None when absent."""
-        if not isinstance(raw, dict) or not any(_text(v) for v in raw.values()):
+        if not isinstance(raw, dict) or not any(text(v) for v in raw.values()):
             return None
         return cls(
-            steps=_text(raw.get("Steps")),
-            number_of_steps=_int_or_none(raw.get("Number of steps")),
-            how_long=_text(raw.get("How long did this take?")),
-            tools=_text(raw.get("Tools")),
-            number_of_tools=_int_or_none(raw.get("Number of tools")),
+            steps=text(raw.get("Steps")),
+            number_of_steps=int_or_none(raw.get("Number of steps")),
+            how_long=text(raw.get("How long did this take?")),
+            tools=text(raw.get("Tools")),
+            number_of_tools=int_or_none(raw.get("Number of tools")),
         )
 
 
@@ -104,74 +103,17 @@ class SampleList(list[Sample]):
         self.missing_attachments = list(missing)
 
 
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value)
-
-
-def _int_or_none(value: Any) -> int | None:
-    try:
-        number = float(str(value).strip())  # "2", 2, 2.0 (an int column with gaps becomes float)
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else None
-
-
-def _split_dir(root: Path, split: str) -> Path:
-    """Accept the dataset root (with `2023/<split>/`) or the split folder itself."""
-    for candidate in (root / "2023" / split, root / split, root):
-        if any(candidate.glob("metadata*.parquet")) or (candidate / "metadata.jsonl").is_file():
-            if candidate == root and root.name != split:
-                log.warning("Using %s as the %r split folder (its name does not say so).", root, split)
-            return candidate
-    raise DatasetError(
-        f"No GAIA metadata for split {split!r} under {root}: expected {root}/2023/{split}/metadata.parquet "
-        "or metadata.jsonl (or a split folder containing one)."
-    )
-
-
-def _read_rows(split_dir: Path) -> list[dict[str, Any]]:
-    main = split_dir / "metadata.parquet"
-    parquet = [main] if main.is_file() else sorted(split_dir.glob("metadata.level*.parquet"))
-    if parquet:
-        import pandas as pd
-
-        try:
-            frames = [pd.read_parquet(p) for p in parquet]
-        except Exception as exc:  # noqa: BLE001 - corrupt file: say which
-            raise DatasetError(f"Cannot read {parquet[0]}: {exc}") from exc
-        return [row for frame in frames for row in frame.to_dict(orient="records")]
-    rows = []
-    path = split_dir / "metadata.jsonl"
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}:{number}: invalid JSON ({exc.msg})") from exc
-    return rows
-
-
-def _sample(row: dict[str, Any], split_dir: Path, repo_root: Path) -> Sample:
-    task_id = _text(row.get("task_id"))
-    level = _int_or_none(row.get("Level"))
-    if not task_id or level is None:
-        raise DatasetError(f"Malformed GAIA row in {split_dir}: task_id={task_id!r}, Level={row.get('Level')!r}")
-    file_name = _text(row.get("file_name")).strip()
-    file_path: Path | None = None
-    if file_name:
-        candidates = [repo_root / rel] if (rel := _text(row.get("file_path")).strip()) else []
-        candidates.append(split_dir / file_name)
-        file_path = next((c for c in candidates if c.is_file()), candidates[0]).resolve()
+def _sample(row: GaiaRow, split: GaiaSplit) -> Sample:
+    if not row.task_id or row.level is None:
+        raise DatasetError(f"Malformed GAIA row in {split.split_dir}: task_id={row.task_id!r}, Level={row.raw_level!r}")
     return Sample(
-        task_id=task_id,
-        question=_text(row.get("Question")),
-        level=level,
-        final_answer=_text(row.get("Final answer")).strip(),
-        file_name=file_name,
-        file_path=file_path,
-        annotator=AnnotatorMetadata.from_raw(row.get("Annotator Metadata")),
+        task_id=row.task_id,
+        question=row.question,
+        level=row.level,
+        final_answer=row.final_answer,
+        file_name=row.file_name,
+        file_path=split.attachment_path(row),
+        annotator=AnnotatorMetadata.from_raw(row.annotator),
     )
 
 
@@ -214,9 +156,11 @@ def load_split(
     root = Path(data_dir).expanduser() if data_dir is not None else _hub_snapshot(split, settings or get_settings())
     if not root.is_dir():
         raise DatasetError(f"Dataset folder {root} does not exist.")
-    split_dir = _split_dir(root, split)
-    repo_root = split_dir.parent.parent if split_dir.parent.name == "2023" else split_dir
-    samples = [_sample(row, split_dir, repo_root) for row in _read_rows(split_dir)]
+    try:
+        gaia = read_split(root, split)
+    except LayoutError as exc:
+        raise DatasetError(str(exc)) from exc
+    samples = [_sample(row, gaia) for row in gaia.rows]
     if level is not None:
         samples = [s for s in samples if s.level == level]
     if task_ids:
@@ -227,7 +171,7 @@ def load_split(
         samples = [s for s in samples if s.task_id in wanted]
     missing = [f"{s.task_id}: {s.file_path}" for s in samples if s.attachment_missing]
     if missing:
-        log.warning("%d GAIA attachment(s) missing in %s: %s", len(missing), split_dir, "; ".join(missing))
+        log.warning("%d GAIA attachment(s) missing in %s: %s", len(missing), gaia.split_dir, "; ".join(missing))
     return SampleList(samples, missing)
 
 

@@ -1,5 +1,7 @@
 """Where knowledge comes from: a GAIA-format folder, a JSONL of question/answer pairs, a finished run.
 
+The GAIA folder is read by `gaia_layout`, the same reader as `evaluation.dataset`'s.
+
 Each reader returns `Entry` objects (not yet embedded) or raises `SourceError` naming the file and
 what is wrong with it. Entries without a known answer (GAIA's test split answers '?') are skipped.
 """
@@ -7,9 +9,10 @@ what is wrong with it. Entries without a known answer (GAIA's test split answers
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
 
+from gaia_layout import LayoutError, find_split_dir, int_or_none, metadata_files, read_split, text
 from rag.store import Entry
 
 
@@ -17,32 +20,16 @@ class SourceError(ValueError):
     """A source file is missing or malformed; the message names it."""
 
 
-def _level(value: Any) -> int | None:
-    try:
-        return int(str(value).strip()) if value is not None and str(value).strip() not in ("", "nan", "None") else None
-    except ValueError:
-        return None
-
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and value != value):  # NaN from pandas
-        return ""
-    return str(value).strip()
-
-
 def _known(answer: str) -> bool:
     return bool(answer) and answer != "?"
 
 
 def find_gaia_metadata(directory: Path | str, split: str) -> Path:
-    """The metadata file of `split`: DIR/2023/SPLIT/, DIR/SPLIT/ or DIR itself; parquet before jsonl."""
-    root = Path(directory)
-    for folder in (root / "2023" / split, root / split, root):
-        for name in ("metadata.parquet", "metadata.jsonl"):
-            if (folder / name).is_file():
-                return folder / name
-    raise SourceError(f"no GAIA metadata for split {split!r} under {root}: expected {root}/2023/{split}/metadata.parquet "
-                      "or metadata.jsonl (or a split folder that contains one)")
+    """The (first) metadata file of `split`: DIR/2023/SPLIT/, DIR/SPLIT/ or DIR itself; parquet before jsonl."""
+    try:
+        return metadata_files(find_split_dir(Path(directory), split))[0]
+    except LayoutError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _read_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
@@ -64,27 +51,18 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
 
 def from_gaia_dir(directory: Path | str, split: str = "validation") -> list[Entry]:
     """Entries from a GAIA split (Question / Final answer / task_id / Level / file_name columns)."""
-    path = find_gaia_metadata(directory, split)
-    if path.suffix == ".parquet":
-        import pandas as pd
-
-        try:
-            rows = pd.read_parquet(path).to_dict("records")
-        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for damaged files
-            raise SourceError(f"cannot read {path}: {exc}") from None
-    else:
-        rows = [record for _, record in _read_jsonl(path)]
-    missing = {"Question", "Final answer"} - set().union(*(r.keys() for r in rows)) if rows else set()
-    if missing:
-        raise SourceError(f"{path} lacks the column(s) {', '.join(sorted(missing))}")
-    entries = [
-        Entry(question=_text(r.get("Question")), answer=_text(r.get("Final answer")), task_id=_text(r.get("task_id")) or None,
-              source=f"gaia:{split}", level=_level(r.get("Level")), file_name=_text(r.get("file_name")))
-        for r in rows
-    ]
-    entries = [e for e in entries if e.question and _known(e.answer)]
+    try:
+        gaia = read_split(directory, split)
+    except LayoutError as exc:
+        raise SourceError(str(exc)) from None
+    if gaia.rows and (missing := {"Question", "Final answer"} - gaia.columns):
+        raise SourceError(f"{gaia.metadata} lacks the column(s) {', '.join(sorted(missing))}")
+    entries = [Entry(question=r.question, answer=r.final_answer, task_id=r.task_id or None, source=f"gaia:{split}",
+                     level=r.level, file_name=r.file_name)
+               for r in gaia.rows if r.question and _known(r.final_answer)]
     if not entries:
-        raise SourceError(f"{path} has no rows with a known answer (the test split's answers are '?'); use the validation split")
+        raise SourceError(f"{gaia.metadata} has no rows with a known answer (the test split's answers are '?'); "
+                          "use the validation split")
     return entries
 
 
@@ -95,13 +73,13 @@ def from_jsonl(path: Path | str) -> list[Entry]:
         raise SourceError(f"{path} does not exist")
     entries = []
     for number, r in _read_jsonl(path):
-        question = _text(r.get("question", r.get("Question")))
-        answer = _text(r.get("answer", r.get("Final answer")))
+        question = text(r.get("question", r.get("Question")))
+        answer = text(r.get("answer", r.get("Final answer")))
         if not question or not answer:
             raise SourceError(f"{path} line {number} needs non-empty 'question' and 'answer' fields")
-        entries.append(Entry(question=question, answer=answer, task_id=_text(r.get("task_id")) or None,
-                             source=_text(r.get("source")) or f"jsonl:{path.name}", level=_level(r.get("level", r.get("Level"))),
-                             file_name=_text(r.get("file_name"))))
+        entries.append(Entry(question=question, answer=answer, task_id=text(r.get("task_id")) or None,
+                             source=text(r.get("source")) or f"jsonl:{path.name}", level=int_or_none(r.get("level", r.get("Level"))),
+                             file_name=text(r.get("file_name"))))
     if not entries:
         raise SourceError(f"{path} holds no question/answer lines")
     return entries
@@ -117,12 +95,12 @@ def from_run(run_dir: Path | str) -> list[Entry]:
     for number, r in _read_jsonl(path):
         if r.get("correct") is not True:
             continue
-        question = _text(r.get("question"))
-        answer = _text(r.get("expected")) or _text(r.get("predicted"))
+        question = text(r.get("question"))
+        answer = text(r.get("expected")) or text(r.get("predicted"))
         if not question or not _known(answer):
             raise SourceError(f"{path} line {number}: a correct record needs 'question' and 'expected' (or 'predicted')")
-        entries.append(Entry(question=question, answer=answer, task_id=_text(r.get("task_id")) or None,
-                             source=f"run:{path.parent.name}", level=_level(r.get("level")), file_name=_text(r.get("file_name"))))
+        entries.append(Entry(question=question, answer=answer, task_id=text(r.get("task_id")) or None,
+                             source=f"run:{path.parent.name}", level=int_or_none(r.get("level")), file_name=text(r.get("file_name"))))
     if not entries:
         raise SourceError(f"{path} has no task scored correct: nothing to learn from")
     return entries
