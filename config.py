@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent
@@ -104,6 +104,15 @@ class Settings(BaseSettings):
     # --- per-run workspace -------------------------------------------------------------------------
     WORKSPACE_DIR: Path | None = Field(None, description="Where per-run workspaces (extractions, downloads, rendered pages) are made; unset = the system temp folder.")
     WORKSPACE_MAX_MB: int = Field(500, ge=1, description="Disk one run's workspace may use (archives, nested ones included, and downloads).")
+
+    @field_validator("FETCH_ALLOWED_HOSTS")
+    @classmethod
+    def _host_port_pairs(cls, value: str) -> str:
+        for item in filter(None, (part.strip() for part in value.split(","))):
+            host, sep, port = item.rpartition(":")
+            if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"{item!r} is not host:port (e.g. 127.0.0.1:8080)")
+        return value
 
     @property
     def llm_configured(self) -> bool:

@@ -1,46 +1,33 @@
 """The agent: one pipeline (router → RAG short-circuit → LangGraph loop → answer extraction).
 
 Callers use `Pipeline(settings).stream(...)` / `.solve(...)`, or the module-level `stream` / `solve`
-over a default pipeline built from `get_settings()`.
+over a default pipeline built from `get_settings()`. Names are imported on first use, so that
+`agent.events` (the typed trace) loads without langchain: the UI renders events before the preload.
 """
 
-from agent.answer import extract_answer, extract_final_answer
-from agent.events import (
-    AnswerExtracted,
-    ErrorEvent,
-    Event,
-    IterationCap,
-    ModelCall,
-    RagLookup,
-    Retry,
-    RouteDecided,
-    Solution,
-    ToolCall,
-    ToolResult,
-    event_from_dict,
-)
-from models.client import RequestGate, build_chat_model
-from agent.pipeline import Pipeline, default_pipeline, solve, stream
+from __future__ import annotations
 
-__all__ = [
-    "AnswerExtracted",
-    "ErrorEvent",
-    "Event",
-    "IterationCap",
-    "ModelCall",
-    "Pipeline",
-    "RagLookup",
-    "RequestGate",
-    "Retry",
-    "RouteDecided",
-    "Solution",
-    "ToolCall",
-    "ToolResult",
-    "build_chat_model",
-    "default_pipeline",
-    "event_from_dict",
-    "extract_answer",
-    "extract_final_answer",
-    "solve",
-    "stream",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.answer import extract_answer, extract_final_answer
+    from agent.events import (AnswerExtracted, ErrorEvent, Event, IterationCap, ModelCall, RagLookup, Retry,
+                              RouteDecided, Solution, ToolCall, ToolResult, TraceEvent, event_from_dict)
+    from agent.pipeline import Pipeline, default_pipeline, solve, stream
+
+_HOME = {
+    **dict.fromkeys(["AnswerExtracted", "ErrorEvent", "Event", "IterationCap", "ModelCall", "RagLookup", "Retry",
+                     "RouteDecided", "Solution", "ToolCall", "ToolResult", "TraceEvent", "event_from_dict"], "agent.events"),
+    **dict.fromkeys(["extract_answer", "extract_final_answer"], "agent.answer"),
+    **dict.fromkeys(["Pipeline", "default_pipeline", "solve", "stream"], "agent.pipeline"),
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (PEP 562)."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'agent' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOME[name]), name)

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
     pipeline = Pipeline(settings)
     events: list[Event] = []
-    for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag):
+    for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag, confine=False):
         events.append(event)
         if args.trace:
             print(format_event(event), file=sys.stderr, flush=True)

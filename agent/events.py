@@ -8,23 +8,27 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-Route = Literal["rag", "agent"]
+from tools.errors import ErrorKind
+
+Source = Literal["rag", "agent"]
+"""Where an answer came from: the knowledge base's short-circuit, or the agent loop."""
 RagTier = Literal["answer", "candidates", "hints", "miss", "off"]
+ErrorStage = Literal["input", "config", "access", "limit", "model", "tool", "pipeline", "agent", "app", "stopped"]
+"""Which step a run failed in (ErrorEvent.stage)."""
 
 
 @dataclass(kw_only=True)
 class Event:
     """Base of all trace events."""
 
-    kind: ClassVar[str] = "event"
     elapsed_s: float = 0.0
     """Seconds since the start of the run."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with a `kind` discriminator."""
-        return {"kind": self.kind, **asdict(self)}
+        """JSON-ready dict with its `kind` discriminator."""
+        return asdict(self)
 
     def to_json(self) -> str:
         """One JSONL line."""
@@ -35,8 +39,8 @@ class Event:
 class RouteDecided(Event):
     """The router's decision before the loop: RAG answer or agent, and the attachment's tool hint."""
 
-    kind: ClassVar[str] = "route"
-    route: Route
+    kind: Literal["route"] = field(default="route", init=False)
+    route: Source
     reason: str
     file_path: str | None = None
     file_type: str | None = None
@@ -47,7 +51,7 @@ class RouteDecided(Event):
 class RagLookup(Event):
     """The knowledge-base lookup and the tier it landed in."""
 
-    kind: ClassVar[str] = "rag_lookup"
+    kind: Literal["rag_lookup"] = field(default="rag_lookup", init=False)
     tier: RagTier
     similarity: float = 0.0
     matched_question: str | None = None
@@ -62,7 +66,7 @@ class RagLookup(Event):
 class ModelCall(Event):
     """One completed model request (after retries)."""
 
-    kind: ClassVar[str] = "model_call"
+    kind: Literal["model_call"] = field(default="model_call", init=False)
     iteration: int
     model: str
     latency_s: float
@@ -80,7 +84,7 @@ class ModelCall(Event):
 class Retry(Event):
     """A model request failed retriably (429, 5xx, timeout, connection) and will be retried."""
 
-    kind: ClassVar[str] = "retry"
+    kind: Literal["retry"] = field(default="retry", init=False)
     attempt: int
     max_retries: int
     delay_s: float
@@ -93,7 +97,7 @@ class Retry(Event):
 class ToolCall(Event):
     """The model asked for a tool."""
 
-    kind: ClassVar[str] = "tool_call"
+    kind: Literal["tool_call"] = field(default="tool_call", init=False)
     call_id: str
     name: str
     args: dict[str, Any]
@@ -103,22 +107,22 @@ class ToolCall(Event):
 class ToolResult(Event):
     """A tool's observation as the model sees it (already truncated / converted from an error)."""
 
-    kind: ClassVar[str] = "tool_result"
+    kind: Literal["tool_result"] = field(default="tool_result", init=False)
     call_id: str
     name: str
     output: str
     ok: bool
     duration_s: float
     truncated_chars: int = 0
-    error_kind: str | None = None
-    """None when ok; else e.g. 'timeout', 'missing_file', 'exception', 'unknown_tool'."""
+    error_kind: ErrorKind | None = None
+    """None when ok; else why it failed (tools.errors.ErrorKind)."""
 
 
 @dataclass(kw_only=True)
 class IterationCap(Event):
     """MAX_ITERATIONS reached; a last tool-less call asks for the best answer."""
 
-    kind: ClassVar[str] = "iteration_cap"
+    kind: Literal["iteration_cap"] = field(default="iteration_cap", init=False)
     iterations: int
 
 
@@ -126,7 +130,7 @@ class IterationCap(Event):
 class AnswerExtracted(Event):
     """The final answer pulled out of the model's last message (or the RAG hit)."""
 
-    kind: ClassVar[str] = "answer"
+    kind: Literal["answer"] = field(default="answer", init=False)
     answer: str
     raw: str
     method: str
@@ -137,13 +141,16 @@ class AnswerExtracted(Event):
 class ErrorEvent(Event):
     """A failure that ended or degraded the run (LLM error after retries, configuration missing)."""
 
-    kind: ClassVar[str] = "error"
-    stage: str
+    kind: Literal["error"] = field(default="error", init=False)
+    stage: ErrorStage
     message: str
 
 
+TraceEvent = RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | AnswerExtracted | ErrorEvent
+"""Every event a run can yield: a union discriminated by `kind`, so renderers can `match` on the type."""
+
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls
+    cls.__dataclass_fields__["kind"].default: cls  # type: ignore[misc]
     for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, AnswerExtracted, ErrorEvent)
 }
 
@@ -151,7 +158,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from `to_dict()` output (e.g. a stored trace)."""
     cls = EVENT_TYPES[data["kind"]]
-    names = {f.name for f in fields(cls)}
+    names = {f.name for f in fields(cls) if f.init}
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
@@ -161,7 +168,7 @@ class Solution:
 
     question: str
     answer: str
-    source: Route
+    source: Source
     task_id: str | None = None
     file_path: str | None = None
     steps: int = 0

@@ -114,7 +114,7 @@ def _model_turn(ctx: RunContext, emit: Callable[[Event], None], model: Any, mess
 def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext,
                     emit: Callable[[Event], None]) -> list[ToolMessage]:
     """Answer every tool call of one assistant message (in parallel), in the order they were asked."""
-    config: RunnableConfig = {"configurable": {"attachments": list(ctx.attachments), "task_id": ctx.task_id}}
+    config: RunnableConfig = ctx.tools.to_config()
     replies: dict[str, ToolMessage] = {}
     jobs: list[tuple[str, str, dict[str, Any]]] = []
     for call in message.tool_calls:

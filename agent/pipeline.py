@@ -16,7 +16,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -32,7 +33,9 @@ from agent.state import RunContext
 from config import Settings, get_settings, redact
 import rag
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
-from tools.registry import FACTORIES, ToolRegistry, build_registry
+from tools.context import ToolContext
+from tools.registry import ToolRegistry, build_registry
+from tools.workspace import open_workspace
 
 # The gate and event sink of the run currently inside the router, for the knowledge base's hint_llm
 # (the knowledge base is shared by pipeline copies with different gates).
@@ -42,6 +45,19 @@ _RUN_SINK: contextvars.ContextVar[list[Event] | None] = contextvars.ContextVar("
 
 # Threads that drive graph runs; idle ones are reused across runs.
 _RUNNER = cf.ThreadPoolExecutor(max_workers=256, thread_name_prefix="agent-run")
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One question as the caller asked it."""
+
+    question: str
+    file_path: str | None
+    task_id: str | None
+    history: list[dict] | None
+    use_rag: bool
+    confine: bool
+    readable: tuple[Path, ...]
 
 
 @dataclass
@@ -88,7 +104,7 @@ class Pipeline:
             status["llm"] = (f"ready ({_model_name(parts.llm, s)})" if parts.llm is not None
                              else "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL")
             if parts.registry is None:
-                parts.registry = _build_registry(s)
+                parts.registry = build_registry(s)
             reg = parts.registry
             missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
             status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
@@ -149,15 +165,20 @@ class Pipeline:
 
     # -- running ----------------------------------------------------------------------------------
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
-               history: list[dict] | None = None, use_rag: bool = True) -> Iterator[Event]:
-        """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent."""
-        return self._events(question, file_path, task_id, history, use_rag, live=True)
+               history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
+               readable: Sequence[str | Path] = ()) -> Iterator[Event]:
+        """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent.
 
-    def _events(self, question: str, file_path: str | None, task_id: str | None, history: list[dict] | None,
-                use_rag: bool, *, live: bool) -> Iterator[Event]:
+        `confine` limits file tools to the attachment, `readable` (e.g. the app session's uploads) and the
+        run's own workspace; the CLIs, run by the machine's owner, pass `confine=False`.
+        """
+        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable))
+        return self._events(request, live=True)
+
+    def _events(self, request: _Request, *, live: bool) -> Iterator[Event]:
         started = time.monotonic()
         try:
-            for event in self._run(question, file_path, task_id, history, use_rag, started, live):
+            for event in self._run(request, started, live):
                 yield self._redacted(event)
         except Exception as exc:  # noqa: BLE001 - the contract: no exception escapes a run
             message = f"internal error: {type(exc).__name__}: {exc}"
@@ -165,14 +186,18 @@ class Pipeline:
                                             message=message))
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
-              history: list[dict] | None = None, use_rag: bool = True) -> Solution:
-        """Answer `question` and return the collected Solution (answer, source, tokens, trace)."""
-        events = list(self._events(question, file_path, task_id, history, use_rag, live=False))
+              history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
+              readable: Sequence[str | Path] = ()) -> Solution:
+        """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`."""
+        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable))
+        events = list(self._events(request, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
         return Solution.from_events(question, events, task_id=task_id, file_path=path)
 
-    def _run(self, question: str, file_path: str | None, task_id: str | None, history: list[dict] | None,
-             use_rag: bool, started: float, live: bool) -> Iterator[Event]:
+    def _run(self, request: _Request, started: float, live: bool) -> Iterator[Event]:
+        question, file_path, task_id, history = request.question, request.file_path, request.task_id, request.history
+        use_rag = request.use_rag
+
         def elapsed() -> float:
             return round(time.monotonic() - started, 4)
 
@@ -208,9 +233,12 @@ class Pipeline:
         messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *_history_messages(history),
                                        HumanMessage(content=task_message(question, instruction, decision.rag_context))]
         inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        workspace = open_workspace(s, task_id or "run")
+        tool_context = ToolContext(attachments=(Path(decision.file_route.path),) if decision.file_route else (),
+                                   task_id=task_id, workspace=workspace, readable=request.readable,
+                                   confined=request.confine)
         ctx = RunContext(settings=s, model=parts.tool_model, final_model=parts.llm, gate=self.gate,
-                         attachments=[decision.file_route.path] if decision.file_route else [], started=started,
-                         emit=inbox.put, task_id=task_id)
+                         tools=tool_context, started=started, emit=inbox.put)
         graph = parts.graph
         config = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
 
@@ -219,6 +247,8 @@ class Pipeline:
                 inbox.put(_Finished(graph.invoke({"messages": messages, "iterations": 0}, config=config, context=ctx)))
             except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
                 inbox.put(_Finished(None, exc))
+            finally:
+                workspace.close()  # the run's files go with it, also when the caller stopped listening
 
         if live:
             # The graph runs in a pooled thread and its nodes emit into `inbox`, so each event reaches
@@ -299,25 +329,6 @@ def _history_messages(history: list[dict] | None) -> list[BaseMessage]:
     return out
 
 
-def _build_registry(settings: Settings) -> ToolRegistry:
-    """The tool registry; a factory that breaks (a bug, not a missing dependency) is left out and reported."""
-    try:
-        return build_registry(settings)
-    except Exception:  # noqa: BLE001 - one broken tool module must not take every tool down
-        merged = ToolRegistry()
-        for tier, spec in FACTORIES:
-            merged.tiers.setdefault(tier, [])
-            try:
-                part = build_registry(settings, [(tier, spec)])
-            except Exception as exc:  # noqa: BLE001
-                merged.missing[spec] = redact(f"failed to load: {type(exc).__name__}: {exc}", settings)
-                continue
-            merged.tools += part.tools
-            merged.tiers[tier] += part.tiers.get(tier, [])
-            merged.missing.update(part.missing)
-        return merged
-
-
 def _model_name(llm: Any, settings: Settings) -> str:
     return str(getattr(llm, "model_name", None) or getattr(llm, "model", None) or settings.MODEL_NAME)
 
@@ -348,13 +359,11 @@ def default_pipeline() -> Pipeline:
         return _default
 
 
-def stream(question: str, file_path: str | None = None, task_id: str | None = None, *,
-           history: list[dict] | None = None, use_rag: bool = True) -> Iterator[Event]:
+def stream(question: str, file_path: str | None = None, task_id: str | None = None, **options: Any) -> Iterator[Event]:
     """`default_pipeline().stream(...)`."""
-    return default_pipeline().stream(question, file_path, task_id, history=history, use_rag=use_rag)
+    return default_pipeline().stream(question, file_path, task_id, **options)
 
 
-def solve(question: str, file_path: str | None = None, task_id: str | None = None, *,
-          history: list[dict] | None = None, use_rag: bool = True) -> Solution:
+def solve(question: str, file_path: str | None = None, task_id: str | None = None, **options: Any) -> Solution:
     """`default_pipeline().solve(...)`."""
-    return default_pipeline().solve(question, file_path, task_id, history=history, use_rag=use_rag)
+    return default_pipeline().solve(question, file_path, task_id, **options)

@@ -13,7 +13,7 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from agent.events import Event, RagLookup, RouteDecided, Route
+from agent.events import Event, RagLookup, RouteDecided, Source
 from config import Settings, redact
 from rag.types import KnowledgeBase, LookupResult
 from tools.routes import FileRoute, route_for
@@ -23,7 +23,7 @@ from tools.routes import FileRoute, route_for
 class Decision:
     """The router's verdict for one question, and the events that record it."""
 
-    route: Route
+    route: Source
     reason: str
     answer: str | None = None
     """Set when the knowledge base answered (route 'rag')."""

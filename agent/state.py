@@ -15,6 +15,7 @@ from langgraph.graph.message import add_messages
 from agent.events import Event
 from models.client import RequestGate
 from config import Settings
+from tools.context import ToolContext
 
 
 class AgentState(TypedDict, total=False):
@@ -38,10 +39,8 @@ class RunContext:
     final_model: Runnable[LanguageModelInput, BaseMessage]
     """The same model without tools, for the best-effort answer at the iteration cap."""
     gate: RequestGate
-    attachments: list[str] = field(default_factory=list)
-    """Absolute paths of the task's attachments (handed to tools through their RunnableConfig)."""
-    task_id: str | None = None
-    """The task being solved (tools such as rag_search leave its own stored entry out)."""
+    tools: ToolContext = field(default_factory=ToolContext)
+    """What tool calls of this run get: attachments, task id, workspace, what they may open, model client."""
     started: float = field(default_factory=time.monotonic)
     """`time.monotonic()` at the start of the run; events carry seconds since then."""
     emit: Callable[[Event], None] = lambda event: None

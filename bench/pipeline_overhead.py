@@ -34,6 +34,7 @@ from rag.types import EmptyKnowledgeBase  # noqa: E402
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say  # noqa: E402
 from tools.calculator import evaluate, format_result  # noqa: E402
 from tools.registry import build_registry  # noqa: E402
+from tools.calculator import make_calculator_tools
 
 
 def script(body: dict) -> Reply:
@@ -108,7 +109,7 @@ def main() -> None:
     with ScriptedOpenAI(script, latency=latency) as srv:
         settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-bench", RAG_ENABLED=False,
                                  MODEL_NAME="bench-model", LLM_TIMEOUT=30)
-        registry = build_registry(settings, [("base", "tools.calculator:make_calculator_tools")])
+        registry = build_registry(settings, [("base", make_calculator_tools)])
         pipe = Pipeline(settings, registry=registry, knowledge_base=EmptyKnowledgeBase())
         pipe.preload()
         client = openai.OpenAI(base_url=srv.url, api_key="sk-bench", max_retries=0, timeout=30)

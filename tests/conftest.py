@@ -20,8 +20,14 @@ def _offline_env(monkeypatch, tmp_path):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.setenv("RAG_INDEX_DIR", str(tmp_path / "rag_index"))
     monkeypatch.setenv("OUTPUT_DIR", str(tmp_path / "runs"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SEARXNG_URL", "HF_TOKEN"):
+    from config import Settings
+    from tests.support.settings import ENDPOINT_SETTINGS
+
+    for name in (*Settings.secret_fields(), *ENDPOINT_SETTINGS):
         monkeypatch.delenv(name, raising=False)
+    import tools.executor
+
+    monkeypatch.setattr(tools.executor, "RAISE_INTERNAL_ERRORS", True)  # a tool's bug fails its test
     monkeypatch.chdir(tmp_path)  # so a developer's ./.env is not read
     from config import get_settings
 

@@ -12,9 +12,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.filetypes import TOOL_ADVICE, classify
-from tools.paths import fresh_subdir, human_size
+from tools.paths import human_size
+from tools.workspace import Workspace, process_workspace
 
 MAX_MEMBERS = 200
 MAX_TOTAL_BYTES = 300 * 1024 * 1024
@@ -30,7 +31,7 @@ def safe_member_path(name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts) if parts else None
 
 
-def read_zip(path: Path, reader: Reader, budget: int, depth: int = 0) -> str:
+def read_zip(path: Path, reader: Reader, budget: int, depth: int = 0, workspace: Workspace | None = None) -> str:
     """A listing of the archive, then each member read by `reader` within a share of `budget` characters."""
     try:
         archive = zipfile.ZipFile(path)
@@ -48,7 +49,9 @@ def read_zip(path: Path, reader: Reader, budget: int, depth: int = 0) -> str:
         if total > MAX_TOTAL_BYTES:
             raise ToolFailure(f"{path.name} would unpack to {human_size(total)} (limit {human_size(MAX_TOTAL_BYTES)}); "
                               "it is too large to extract here.", "size_limit")
-        target_dir = fresh_subdir(path.stem)
+        workspace = workspace or process_workspace()
+        workspace.reserve(total, f"unpacking {path.name}")
+        target_dir = workspace.subdir(path.stem)
         listing = [f"Archive {path.name}: {len(members)} file{'s' if len(members) != 1 else ''}, "
                    f"{human_size(total)} unpacked, extracted to {target_dir}"]
         extracted: list[tuple[str, Path | None, str]] = []

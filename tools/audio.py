@@ -23,9 +23,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.paths import resolve_media
-from tools.registry import MissingDependency
+from tools.errors import MissingDependency
 
 AUDIO_EXTENSIONS = (".mp3", ".wav", ".m4a", ".flac", ".ogg", ".oga", ".opus", ".aac", ".webm", ".mp4")
 PACKAGED_NAME = "tiny.en"

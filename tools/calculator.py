@@ -15,7 +15,7 @@ from typing import Any, Callable
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 
 MAX_EXPONENT = 10_000
 MAX_BASE_FOR_BIG_EXPONENT = 2 ** 64

@@ -17,10 +17,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.filetypes import looks_binary
 from tools.paths import human_size, resolve_path
-from tools.registry import MissingDependency
+from tools.errors import MissingDependency
 from tools.spreadsheet import Sheet, column_letter, render_sheet
 from tools.textio import decode_text
 

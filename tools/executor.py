@@ -1,13 +1,15 @@
 """Run one tool call the way the agent does: time limit, output cap, failures as observations.
 
 This is the single place where tool exceptions become text the model can act on (STYLE: convert
-exceptions in one wrapper). The graph's tools node and `python -m tools call` both use it.
+exceptions in one wrapper): `ToolFailure`, `MissingDependency`, timeouts and argument validation
+errors. Any other exception is a bug: logged with its traceback, shown as an internal error. The graph's tools node and `python -m tools call` both use it.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import contextvars
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -17,14 +19,12 @@ from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
 from config import Settings, redact
+from tools.errors import MissingDependency, ToolFailure
 
+log = logging.getLogger(__name__)
 
-class ToolFailure(Exception):
-    """Raised by a tool for a failure the model can act on; `kind` classifies it, the message says what to try."""
-
-    def __init__(self, message: str, kind: str = "failed") -> None:
-        super().__init__(message)
-        self.kind = kind
+RAISE_INTERNAL_ERRORS = False
+"""Tests set this so a bug in a tool fails the test instead of becoming an observation."""
 
 
 @dataclass
@@ -76,15 +76,19 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
     except ToolFailure as exc:
         error_kind = exc.kind
         text = f"Error: {exc}"
+    except MissingDependency as exc:
+        error_kind = "missing_dependency"
+        text = f"Error: {tool.name} cannot run here: {exc.reason}"
     except ValidationError as exc:
         error_kind = "bad_arguments"
         text = f"Error: invalid arguments for {tool.name}: {_short(exc)}. Check the argument names and types."
-    except FileNotFoundError as exc:
-        error_kind = "missing_file"
-        text = f"Error: file not found: {exc.filename or exc}. Check the path; attachments are given as absolute paths."
-    except Exception as exc:  # noqa: BLE001 - every tool failure becomes an observation
-        error_kind = "exception"
-        text = f"Error: {tool.name} failed: {type(exc).__name__}: {_short(exc)}. Try different arguments or another tool."
+    except Exception as exc:  # a bug in the tool, not something the model did: log it loudly
+        log.exception("internal error in tool %s", tool.name)
+        if RAISE_INTERNAL_ERRORS:
+            raise
+        error_kind = "internal"
+        text = (f"Error: internal error in {tool.name} ({type(exc).__name__}: {_short(exc)}). This is a bug in the "
+                "tool, not in your arguments: use another tool or approach.")
     finally:
         if future is not None:
             future.cancel()  # no-op once running; drops a call still queued behind hung tools

@@ -3,12 +3,12 @@
 HTML becomes markdown of the main content (trafilatura, markdownify fallback); PDFs go through the
 parse_pdf parser; other text types are decoded; binaries (images, audio, spreadsheets, archives)
 are saved to the workspace with a pointer to the tool that reads them. Downloads are size-capped
-and blocked domains (GAIA answer mirrors) are refused, also after redirects.
+blocked domains (GAIA answer mirrors) are refused, and every hop is checked by tools.netguard
+(public addresses only) before it is requested.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import mimetypes
 import time
 from dataclasses import dataclass
@@ -17,9 +17,11 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.filetypes import TOOL_ADVICE, classify
-from tools.paths import fresh_subdir, human_size
+from tools.netguard import NetPolicy, guarded_get
+from tools.paths import human_size
+from tools.workspace import Workspace, process_workspace
 from tools.search.base import USER_AGENT, blocked_by
 from tools.textio import clean_text, decode_text, html_title, html_to_markdown
 
@@ -41,7 +43,10 @@ class Download:
 
 
 def check_url(url: str, blocked: list[str]) -> str:
-    """The URL to request (https:// added when no scheme is given); ToolFailure for non-http(s) or blocked URLs."""
+    """The URL to request (https:// added when no scheme is given); ToolFailure for non-http(s) or blocked URLs.
+
+    Addresses are checked later, per hop, by `tools.netguard` (a name can resolve anywhere).
+    """
     url = (url or "").strip()
     if not url:
         raise ToolFailure("no URL given. Pass a full http(s) URL, e.g. https://en.wikipedia.org/wiki/Python.", "bad_arguments")
@@ -53,12 +58,8 @@ def check_url(url: str, blocked: list[str]) -> str:
     if scheme not in ("http", "https"):
         raise ToolFailure(f"only http:// and https:// URLs can be fetched, not {scheme}:. For a local file use "
                           "read_file with its path.", "bad_arguments")
-    host = urlsplit(url).hostname
-    if not host:
+    if not urlsplit(url).hostname:
         raise ToolFailure(f"{url} has no host name. Pass a full URL such as https://example.org/page.", "bad_arguments")
-    if _link_local(host):
-        # Cloud metadata endpoints (169.254.169.254) hand out credentials; no task needs them.
-        raise ToolFailure(f"{url} points at a link-local address, which is not fetched.", "blocked")
     prefix = blocked_by(url, blocked)
     if prefix:
         raise ToolFailure(f"{url} is on a blocked domain ({prefix}): it mirrors benchmark answers and may not be used. "
@@ -66,41 +67,30 @@ def check_url(url: str, blocked: list[str]) -> str:
     return url
 
 
-def _link_local(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_link_local
-    except ValueError:
-        return host.lower() in ("metadata.google.internal", "metadata")
-
-
-def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES) -> Download:
-    """GET `url` (following redirects) reading at most `max_bytes`; HTTP and network failures become ToolFailure."""
+def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES,
+             policy: NetPolicy | None = None) -> Download:
+    """GET `url` (each redirect hop checked first) reading at most `max_bytes`; failures become ToolFailure."""
     deadline = time.monotonic() + timeout_s
     headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
     try:
-        with httpx.Client(timeout=timeout_s, follow_redirects=True, headers=headers, max_redirects=10) as client:
-            with client.stream("GET", url) as response:
-                final = str(response.url)
-                if final != url:
-                    check_url(final, blocked)
-                if response.status_code >= 400:
-                    raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final), "http_error")
-                chunks, size, truncated = [], 0, False
-                for chunk in response.iter_bytes():
-                    chunks.append(chunk)
-                    size += len(chunk)
-                    if size >= max_bytes:
-                        truncated = True
-                        break
-                    if time.monotonic() > deadline:
-                        raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
-                                          "Try a lighter page or another source.", "timeout")
-                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated, response.charset_encoding)
+        with guarded_get(url, policy or NetPolicy(), timeout=timeout_s, headers=headers,
+                         check=lambda hop: check_url(hop, blocked)) as (response, final):
+            if response.status_code >= 400:
+                raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final), "http_error")
+            chunks, size, truncated = [], 0, False
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= max_bytes:
+                    truncated = True
+                    break
+                if time.monotonic() > deadline:
+                    raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
+                                      "Try a lighter page or another source.", "timeout")
+            content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated, response.charset_encoding)
     except httpx.TimeoutException:
         raise ToolFailure(f"{url} did not answer within {timeout_s:.0f}s. Try again later or use another source.", "timeout") from None
-    except httpx.TooManyRedirects:
-        raise ToolFailure(f"{url} redirects in a loop. Try the final address directly or another source.", "http_error") from None
     except httpx.HTTPError as exc:
         raise ToolFailure(f"could not connect to {url} ({type(exc).__name__}: {str(exc)[:120]}). Check the address, "
                           "or use web_search to find another source.", "network_error") from None
@@ -117,7 +107,7 @@ def _status_message(status: int, reason: str, url: str) -> str:
     return f"HTTP {status} {reason} for {url}: {hint}."
 
 
-def render(page: Download, char_budget: int | None = None) -> str:
+def render(page: Download, char_budget: int | None = None, workspace: Workspace | None = None) -> str:
     """The downloaded body as text for the model (HTML, PDF, text) or a pointer to a saved file."""
     from tools.pdf import pdf_to_text
 
@@ -141,7 +131,7 @@ def render(page: Download, char_budget: int | None = None) -> str:
     if _is_texty(page):
         text = _decode(page)
         return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(text)}{note}"
-    return _save_binary(page)
+    return _save_binary(page, workspace or process_workspace())
 
 
 def _decode(page: Download) -> str:
@@ -158,7 +148,7 @@ def _is_texty(page: Download) -> bool:
     return page.content_type.startswith(_TEXT_TYPES) or page.content_type.endswith(("+json", "+xml"))
 
 
-def _save_binary(page: Download) -> str:
+def _save_binary(page: Download, workspace: Workspace) -> str:
     """Save a non-text download so another tool can open it; say which."""
     name = Path(unquote(urlsplit(page.url).path)).name or "download"
     if not Path(name).suffix:
@@ -172,7 +162,8 @@ def _save_binary(page: Download) -> str:
                           "version or another source.", "size_limit")
     if classify(Path(name), page.body[:4096])[0] in ("text", "csv", "json"):  # text sent as a generic type
         return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(_decode(page))}"
-    target = fresh_subdir("download") / name
+    workspace.reserve(len(page.body), f"saving {name}")
+    target = workspace.subdir("download") / name
     target.write_bytes(page.body)
     kind, description = classify(target, page.body[:4096])
     proper = {"docx": ".docx", "pptx": ".pptx", "excel": ".xlsx"}.get(kind)

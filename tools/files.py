@@ -15,15 +15,17 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.archive import read_zip
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.filetypes import EXTENSIONS, TOOL_ADVICE, Kind, classify
+from tools.context import ToolContext
 from tools.paths import human_size, resolve_path
+from tools.workspace import Workspace
 from tools.textio import clean_text, decode_text, html_to_markdown
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # more text than this cannot reach the model anyway
 
 
-def read_path(path: Path, budget: int = 10_000, depth: int = 0) -> str:
+def read_path(path: Path, budget: int = 10_000, depth: int = 0, workspace: Workspace | None = None) -> str:
     """A header line (name, type, size) and the file's content as text; ToolFailure when it cannot be read."""
     size = path.stat().st_size
     with open(path, "rb") as handle:
@@ -33,10 +35,11 @@ def read_path(path: Path, budget: int = 10_000, depth: int = 0) -> str:
         raise ToolFailure(f"{path.name} is empty (0 bytes): there is nothing to read. Check that this is the right "
                           "file; if it came from a download, fetch it again.", "empty_file")
     header = f"File: {path.name} ({description}, {human_size(size)})"
-    return header + "\n\n" + _body(path, kind, description, size, budget, depth)
+    return header + "\n\n" + _body(path, kind, description, size, budget, depth, workspace)
 
 
-def _body(path: Path, kind: Kind, description: str, size: int, budget: int, depth: int) -> str:
+def _body(path: Path, kind: Kind, description: str, size: int, budget: int, depth: int,
+          workspace: Workspace | None) -> str:
     claimed = EXTENSIONS.get(path.suffix.lower())
     if kind == "binary" and claimed in ("image", "audio", "video"):
         raise ToolFailure(f"{path.name} has a {path.suffix} extension but its content is not a recognisable {claimed} "
@@ -60,7 +63,10 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int, dept
 
         return read_spreadsheet(path)
     if kind == "zip":
-        return read_zip(path, read_path, budget, depth)
+        def member_reader(member: Path, share: int, level: int) -> str:
+            return read_path(member, share, level, workspace)
+
+        return read_zip(path, member_reader, budget, depth, workspace)
     return _read_text(path, kind, size)
 
 
@@ -117,6 +123,6 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
         Args:
             path: Absolute path of the file (an attachment's path as given in the task).
         """
-        return read_path(resolve_path(path, config), budget=budget)
+        return read_path(resolve_path(path, config), budget=budget, workspace=ToolContext.of(config).work)
 
     return [read_file]

@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.tables import markdown_table
 
 

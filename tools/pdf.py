@@ -13,9 +13,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
-from tools.paths import fresh_subdir, human_size, resolve_path
-from tools.registry import MissingDependency
+from tools.errors import ToolFailure
+from tools.paths import human_size, resolve_path
+from tools.workspace import process_workspace
+from tools.errors import MissingDependency
 from tools.tables import markdown_table
 
 MAX_PAGES = 200  # beyond this the output is cut anyway; parsing more only burns the time budget
@@ -91,7 +92,7 @@ def _scanned_note(data: bytes, max_pages: int = 10) -> str:
     try:
         import pypdfium2 as pdfium
 
-        directory = fresh_subdir("pdf-pages")
+        directory = process_workspace().subdir("pdf-pages")
         document = pdfium.PdfDocument(data)
         paths = []
         for index in range(min(len(document), max_pages)):

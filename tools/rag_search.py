@@ -1,7 +1,7 @@
 """rag_search: the knowledge base as a tool, for when the loop wants to look up similar solved questions.
 
 Leave-one-out holds here too: the current task's own entry is never shown (task id from the run's
-`configurable.task_id`, and GAIA attachments are named after their task id).
+`ToolContext.task_id`, and GAIA attachments are named after their task id).
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
-from tools.registry import MissingDependency
+from tools.context import ToolContext
+from tools.errors import ToolFailure
+from tools.errors import MissingDependency
 
 _SHOWN_CHARS = 500
 
 
 def _excluded_task_ids(config: RunnableConfig | None) -> set[str]:
-    configurable = (config or {}).get("configurable") or {}
-    ids = {str(configurable.get(key)) for key in ("task_id", "exclude_task_id") if configurable.get(key)}
-    ids |= {Path(str(p)).stem for p in configurable.get("attachments") or []}
-    return ids
+    ctx = ToolContext.of(config)
+    ids = {ctx.task_id} if ctx.task_id else set()
+    return ids | {p.stem for p in ctx.attachments}
 
 
 def make_rag_tools(settings: Settings) -> list[BaseTool]:

@@ -1,44 +1,53 @@
 """The tool registry: which tools are active, in which tier, and why any is missing.
 
-Each tool module exposes factories `make_*(settings) -> list[BaseTool]` that check their
+Each tool module exposes factories `make_*(settings, **deps) -> list[BaseTool]` that check their
 prerequisites when called (optional package, binary on PATH, API key) and raise
-`MissingDependency` naming the fix. A missing prerequisite removes those tools, never the agent.
+`MissingDependency` naming the fix; heavy imports happen inside the factory. Factories are
+registered by importing them (rename and find-usages see them); adding a tool is one module and one
+line in `FACTORIES`. A missing prerequisite removes those tools, never the agent; a factory that
+breaks (a bug) is left out, logged and reported.
 """
 
 from __future__ import annotations
 
-import importlib
+import inspect
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
 
-from config import Settings
+from config import Settings, redact
+from tools.calculator import make_calculator_tools
+from tools.errors import MissingDependency
+from tools.excel import make_excel_tools
+from tools.files import make_file_tools
+from tools.pdf import make_pdf_tools
+from tools.rag_search import make_rag_tools
+from tools.sandbox import make_sandbox_tools
+from tools.audio import make_audio_tools
+from tools.vision import make_ocr_tools, make_vision_tools
+from tools.web import make_web_tools
 
-Tier = Literal["base", "extension", "rag"]
+log = logging.getLogger(__name__)
 
+ToolTier = Literal["base", "extension", "rag"]
+ToolFactory = Callable[..., list[BaseTool]]
+"""`factory(settings, **deps)`: the tools it provides; deps are injected only when it declares them."""
 
-class MissingDependency(Exception):
-    """A factory's prerequisite is absent; `tools` are the names it would have provided."""
-
-    def __init__(self, tools: list[str], reason: str) -> None:
-        super().__init__(reason)
-        self.tools = tools
-        self.reason = reason
-
-
-# (tier, "module:factory"). Order is the order tools are offered to the model.
-FACTORIES: list[tuple[Tier, str]] = [
-    ("base", "tools.web:make_web_tools"),
-    ("base", "tools.files:make_file_tools"),
-    ("base", "tools.calculator:make_calculator_tools"),
-    ("base", "tools.sandbox:make_sandbox_tools"),
-    ("extension", "tools.pdf:make_pdf_tools"),
-    ("extension", "tools.excel:make_excel_tools"),
-    ("extension", "tools.vision:make_ocr_tools"),
-    ("extension", "tools.vision:make_vision_tools"),
-    ("extension", "tools.audio:make_audio_tools"),
-    ("rag", "tools.rag_search:make_rag_tools"),
+# Order is the order tools are offered to the model.
+FACTORIES: list[tuple[ToolTier, ToolFactory]] = [
+    ("base", make_web_tools),
+    ("base", make_file_tools),
+    ("base", make_calculator_tools),
+    ("base", make_sandbox_tools),
+    ("extension", make_pdf_tools),
+    ("extension", make_excel_tools),
+    ("extension", make_ocr_tools),
+    ("extension", make_vision_tools),
+    ("extension", make_audio_tools),
+    ("rag", make_rag_tools),
 ]
 
 
@@ -60,6 +69,10 @@ class ToolRegistry:
         """Names of the active tools."""
         return [t.name for t in self.tools]
 
+    def tier_of(self, name: str) -> str | None:
+        """The tier an active tool belongs to."""
+        return next((tier for tier, names in self.tiers.items() if name in names), None)
+
     def describe(self) -> str:
         """Human-readable listing (used by `python -m tools list` and the app's status line)."""
         lines = []
@@ -70,27 +83,32 @@ class ToolRegistry:
         return "\n".join(lines)
 
 
-def _load(spec: str) -> Callable[[Settings], list[BaseTool]]:
-    module, func = spec.split(":")
-    return getattr(importlib.import_module(module), func)
+def call_factory(factory: ToolFactory, settings: Settings, deps: dict[str, Any] | None = None) -> list[BaseTool]:
+    """`factory(settings, ...)` with the injected dependencies it declares as keyword parameters."""
+    accepted = inspect.signature(factory).parameters
+    return factory(settings, **{k: v for k, v in (deps or {}).items() if k in accepted})
 
 
-def build_registry(settings: Settings, factories: list[tuple[Tier, str]] | None = None) -> ToolRegistry:
+def build_registry(settings: Settings, factories: list[tuple[ToolTier, ToolFactory]] | None = None,
+                   deps: dict[str, Any] | None = None) -> ToolRegistry:
     """Call every factory; collect active tools and the reasons for missing ones."""
     registry = ToolRegistry()
-    for tier, spec in factories or FACTORIES:
+    for tier, factory in FACTORIES if factories is None else factories:
         registry.tiers.setdefault(tier, [])
         try:
-            made = _load(spec)(settings)
+            made = call_factory(factory, settings, deps)
         except MissingDependency as exc:
             for name in exc.tools:
                 registry.missing[name] = exc.reason
             continue
-        except ImportError as exc:
-            # The module itself needs an optional package that is not installed.
-            registry.missing[spec.split(":")[1]] = f"{exc}; install it with `pip install -r requirements.txt`"
+        except ImportError as exc:  # an optional package the factory imports is not installed
+            registry.missing[factory.__name__] = f"{exc}; install it with `pip install -r requirements.txt`"
             continue
-        for tool in made:
-            registry.tools.append(tool)
-            registry.tiers[tier].append(tool.name)
+        except Exception as exc:  # a bug in one tool module must not take every tool down
+            log.exception("tool factory %s failed", factory.__name__)
+            registry.missing[factory.__name__] = redact(f"failed to load: {type(exc).__name__}: {exc}", settings)
+            continue
+        for made_tool in made:
+            registry.tools.append(made_tool)
+            registry.tiers[tier].append(made_tool.name)
     return registry

@@ -20,9 +20,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
+from tools.errors import ToolFailure
 from tools.paths import resolve_media, resolve_path
-from tools.registry import MissingDependency
+from tools.errors import MissingDependency
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff")
 OCR_MIN_SIDE = 1000  # tesseract reads small glyphs poorly: upscale images whose longer side is below this

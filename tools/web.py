@@ -7,11 +7,14 @@ why) before the executor gives up on them.
 
 from __future__ import annotations
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
+from tools.context import ToolContext
+from tools.errors import ToolFailure
 from tools.fetch import check_url, download, render
+from tools.netguard import NetPolicy
 from tools.search import SearchOutcome, blocked_prefixes, configured_providers, search_with_failover
 
 
@@ -43,6 +46,7 @@ def failure_message(query: str, outcome: SearchOutcome) -> str:
 def make_web_tools(settings: Settings) -> list[BaseTool]:
     """Build web_search and fetch_webpage from the search, blocking and timeout settings."""
     blocked = blocked_prefixes(settings.BLOCKED_DOMAINS)
+    policy = NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS)
     max_results = settings.SEARCH_MAX_RESULTS
     budget_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)  # finish before the executor's own deadline
     per_provider_s = max(2.0, min(15.0, settings.TOOL_TIMEOUT / 3))  # room for a failover or two
@@ -68,7 +72,7 @@ def make_web_tools(settings: Settings) -> list[BaseTool]:
         return format_outcome(query, outcome)
 
     @tool
-    def fetch_webpage(url: str) -> str:
+    def fetch_webpage(url: str, config: RunnableConfig) -> str:
         """Fetch a web page (http or https) and return its main text as markdown; PDFs are returned as text too.
 
         Use it to read a search result or a page named in the question. Files that are not text
@@ -78,6 +82,7 @@ def make_web_tools(settings: Settings) -> list[BaseTool]:
             url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
         """
         target = check_url(url, blocked)
-        return render(download(target, budget_s, blocked), char_budget=settings.MAX_FILE_SIZE)
+        return render(download(target, budget_s, blocked, policy=policy), char_budget=settings.MAX_FILE_SIZE,
+                      workspace=ToolContext.of(config).work)
 
     return [web_search, fetch_webpage]

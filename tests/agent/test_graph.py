@@ -8,6 +8,7 @@ from pathlib import Path
 
 import openai
 import httpx2
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
@@ -19,6 +20,7 @@ from agent.prompts import GAIA_SYSTEM_PROMPT
 from config import load_settings
 from tests.support.fake_model import ScriptedChatModel, ai, tool_call, tool_calls
 from tools.calculator import make_calculator_tools
+from tools.context import ToolContext
 from tools.registry import ToolRegistry
 
 seen_configs: list[list[str]] = []
@@ -31,7 +33,7 @@ def peek_attachments(note: str, config: RunnableConfig) -> str:
     Args:
         note: Anything.
     """
-    paths = list((config.get("configurable") or {}).get("attachments") or [])
+    paths = [str(p) for p in ToolContext.of(config).attachments]
     seen_configs.append(paths)
     return f"attachments: {paths}"
 
@@ -118,12 +120,24 @@ def test_unknown_tool_lists_the_available_ones() -> None:
     assert sol.answer == "none"
 
 
-def test_tool_exception_becomes_an_observation() -> None:
+def test_a_bug_in_a_tool_is_an_internal_error_the_run_survives(monkeypatch, caplog) -> None:
+    import tools.executor
+
+    monkeypatch.setattr(tools.executor, "RAISE_INTERNAL_ERRORS", False)  # as in production
     pipe, model = run([tool_call("explode", text="x"), ai("FINAL ANSWER: recovered")])
     sol = pipe.solve("try")
     result = next(e for e in sol.events if isinstance(e, ToolResult))
-    assert not result.ok and "boom" in result.output and result.output.startswith("Error:")
+    assert not result.ok and result.error_kind == "internal" and "boom" in result.output
+    assert result.output.startswith("Error: internal error in explode")
     assert sol.answer == "recovered" and sol.error is None
+    assert "internal error in tool explode" in caplog.text and "RuntimeError: boom" in caplog.text  # traceback logged
+
+
+def test_a_bug_in_a_tool_fails_its_test() -> None:
+    from tools.executor import run_tool
+
+    with pytest.raises(RuntimeError, match="boom"):
+        run_tool(explode, {"text": "x"}, load_settings())
 
 
 def test_invalid_tool_call_arguments_are_answered() -> None:

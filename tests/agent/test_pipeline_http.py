@@ -12,6 +12,7 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.openai_server import ScriptedOpenAI, call, fail, hang, say, tool_results
 from tools.registry import build_registry
+from tools.calculator import make_calculator_tools
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +22,7 @@ SECRET = "sk-test-SECRET-98765"
 def make_pipeline(srv: ScriptedOpenAI, **overrides) -> Pipeline:
     settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY=SECRET, RAG_ENABLED=False,
                              MODEL_NAME="scripted-model", **overrides)
-    registry = build_registry(settings, [("base", "tools.calculator:make_calculator_tools")])
+    registry = build_registry(settings, [("base", make_calculator_tools)])
     return Pipeline(settings, registry=registry)
 
 

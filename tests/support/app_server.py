@@ -22,9 +22,13 @@ import urllib.request
 from pathlib import Path
 from typing import Mapping
 
+from config import Settings
+from tests.support.settings import ENDPOINT_SETTINGS
+
 ROOT = Path(__file__).resolve().parents[2]
 
-_DROPPED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SEARXNG_URL", "HF_TOKEN", "SPACE_ID",
+# Every secret setting (derived, so a new provider key is dropped too) and the endpoints a developer may have set.
+_DROPPED = (*Settings.secret_fields(), *ENDPOINT_SETTINGS, "SPACE_ID", "SPACE_AUTHOR_NAME",
             "GRADIO_SERVER_NAME", "GRADIO_SERVER_PORT")
 
 

@@ -84,6 +84,12 @@ class LocalWebServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
+    @property
+    def host_port(self) -> str:
+        """`127.0.0.1:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
+        host, port = self._httpd.server_address[:2]
+        return f"{host}:{port}"
+
     def url(self, path: str) -> str:
         return self.base + path
 

@@ -12,7 +12,7 @@ from tests.support.media import (LECTURE_SENTENCES, SPEECH_TEXT, SPEECH_WORDS, m
                                  media_tools_available)
 from tools import audio
 from tools.executor import run_tool
-from tools.registry import MissingDependency
+from tools.errors import MissingDependency
 
 needs_media = pytest.mark.skipif(not media_tools_available(), reason="espeak-ng and ffmpeg are required")
 

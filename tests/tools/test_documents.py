@@ -14,6 +14,10 @@ from tools.excel import make_excel_tools, read_spreadsheet
 from tools.executor import run_tool
 from tools.pdf import make_pdf_tools
 from tools.registry import build_registry
+from tools.excel import make_excel_tools
+from tools.files import make_file_tools
+from tools.pdf import make_pdf_tools
+from tools.web import make_web_tools
 from tools.spreadsheet import colour_name, column_letter
 
 
@@ -42,8 +46,8 @@ def parse_excel(settings):
 
 
 def test_registry_builds_the_document_tools(settings):
-    registry = build_registry(settings, [("extension", "tools.pdf:make_pdf_tools"), ("extension", "tools.excel:make_excel_tools"),
-                                         ("base", "tools.files:make_file_tools"), ("base", "tools.web:make_web_tools")])
+    registry = build_registry(settings, [("extension", make_pdf_tools), ("extension", make_excel_tools),
+                                         ("base", make_file_tools), ("base", make_web_tools)])
     assert registry.names == ["parse_pdf", "parse_excel", "read_file", "web_search", "fetch_webpage"]
     assert registry.missing == {}
     for tool in registry.tools:

@@ -9,7 +9,7 @@ from rag.shortcut import FaissKnowledgeBase
 from rag.store import Entry
 from tools.executor import run_tool
 from tools.rag_search import make_rag_tools
-from tools.registry import MissingDependency
+from tools.errors import MissingDependency
 
 ENTRIES = [
     Entry("What is the capital city of France?", "Paris", task_id="task-fr", source="gaia:validation"),

@@ -9,7 +9,9 @@ import pytest
 
 from config import load_settings
 from tests.tools.test_sandbox_support import run, wait_no_nobody
-from tools.registry import MissingDependency, build_registry
+from tools.registry import build_registry
+from tools.sandbox import make_sandbox_tools
+from tools.errors import MissingDependency
 from tools.sandbox import DEGRADED_LABEL, Limits, make_sandbox_tools, run_sandboxed
 from tools.sandbox import tool as sandbox_tool
 
@@ -187,7 +189,7 @@ def test_strict_mode_fails_closed_when_namespaces_are_unavailable(monkeypatch):
     with pytest.raises(MissingDependency) as err:
         make_sandbox_tools(load_settings(SANDBOX_MODE="strict"))
     assert err.value.tools == ["run_python"] and "SANDBOX_MODE=degraded" in err.value.reason
-    registry = build_registry(load_settings(), factories=[("base", "tools.sandbox:make_sandbox_tools")])
+    registry = build_registry(load_settings(), factories=[("base", make_sandbox_tools)])
     assert "run_python" in registry.missing and registry.names == []
 
 
@@ -200,7 +202,7 @@ def test_degraded_setting_falls_back_only_when_needed(monkeypatch):
 
 
 def test_registry_offers_run_python_with_a_model_facing_schema():
-    registry = build_registry(load_settings(), factories=[("base", "tools.sandbox:make_sandbox_tools")])
+    registry = build_registry(load_settings(), factories=[("base", make_sandbox_tools)])
     tool = registry.get("run_python")
     assert tool is not None
     assert set(tool.tool_call_schema.model_json_schema()["properties"]) == {"code"}
@@ -213,9 +215,9 @@ def test_markdown_fences_around_the_code_are_removed(fenced):
 
 
 def test_files_extracted_by_read_file_are_readable(tmp_path):
-    from tools.paths import fresh_subdir
+    from tools.workspace import process_workspace
 
-    member = fresh_subdir("archive.zip") / "inner.csv"
+    member = process_workspace().subdir("archive.zip") / "inner.csv"
     member.write_text("n\n20\n22\n")
     out = run(f"import pandas as pd; print(pd.read_csv({str(member)!r}).n.sum())")
     assert out.output.strip() == "42"

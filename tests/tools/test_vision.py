@@ -12,10 +12,13 @@ from config import load_settings
 from tests.support.media import OCR_TEXT, make_blank_image, make_corrupt, make_empty, make_text_image
 from tests.support.openai_server import ScriptedOpenAI, fail, say
 from tools.executor import run_tool
-from tools.registry import MissingDependency, build_registry
+from tools.registry import build_registry
+from tools.vision import make_ocr_tools
+from tools.vision import make_vision_tools
+from tools.errors import MissingDependency
 from tools.vision import make_ocr_tools, make_vision_tools
 
-VISION_FACTORIES = [("extension", "tools.vision:make_ocr_tools"), ("extension", "tools.vision:make_vision_tools")]
+VISION_FACTORIES = [("extension", make_ocr_tools), ("extension", make_vision_tools)]
 
 
 def _words(text: str) -> str:

@@ -9,9 +9,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.executor import ToolFailure
-from tools.paths import attachments_of, workspace_dir
-from tools.registry import MissingDependency
+from tools.errors import ToolFailure
+from tools.context import ToolContext
+from tools.errors import MissingDependency
 from tools.sandbox.launcher import Limits, missing_binaries, probe_namespaces
 from tools.sandbox.runner import Mode, SandboxResult, run_sandboxed
 
@@ -98,7 +98,8 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
         if not code.strip():
             raise ToolFailure("no code given: pass a complete Python program that print()s its result.", "bad_arguments")
         # Files read_file extracted from archives (or fetch_webpage downloaded) live in the workspace.
-        attachments = [str(p) for p in attachments_of(config)] + [str(workspace_dir())]
+        ctx = ToolContext.of(config)
+        attachments = [str(p) for p in ctx.attachments] + [str(ctx.work.root)]
         result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=attachments,
                                mode=mode, output_cap=output_cap)
         return format_result(result, mode=mode)

@@ -7,20 +7,32 @@ others did not.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from config import Settings
-from tools.search import duckduckgo, searxng, tavily, wikipedia
 from tools.search.base import ProviderError, ProviderUnavailable, SearchProvider, SearchResult, blocked_by
 
-BUILDERS: dict[str, Callable[[Settings], SearchProvider]] = {
-    "duckduckgo": duckduckgo.from_settings,
-    "tavily": tavily.from_settings,
-    "searxng": searxng.from_settings,
-    "wikipedia": wikipedia.from_settings,
-}
+_NOT_PROVIDERS = {"base", "failover"}
+
+
+def _discover() -> dict[str, Callable[[Settings], SearchProvider]]:
+    """Every module of tools/search with a `from_settings(settings)`: adding a provider is one file (and its setting)."""
+    found = {}
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if info.name not in _NOT_PROVIDERS:
+            module = importlib.import_module(f"tools.search.{info.name}")
+            if callable(getattr(module, "from_settings", None)):
+                found[info.name] = module.from_settings
+    return found
+
+
+BUILDERS: dict[str, Callable[[Settings], SearchProvider]] = _discover()
+"""Provider name (its module's name, as written in SEARCH_PROVIDERS) -> builder."""
 
 
 @dataclass

@@ -1,0 +1,111 @@
+"""A workspace per run: the one directory where a run's extractions, downloads and rendered pages live.
+
+Each run (a task in a batch, a question in Debug, a turn in Chat) gets its own directory, bound
+alone into its sandbox and deleted when the run ends, so no run sees another's files. Disk use is
+capped per run: writers `reserve()` bytes before writing (nested archives included), and a run
+that would pass `WORKSPACE_MAX_MB` gets a clear `size_limit` failure instead of filling the disk.
+Per-run objects that tools share across calls (a page cache) hang off the workspace (`shared`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from config import Settings
+from tools.errors import ToolFailure
+
+T = TypeVar("T")
+
+
+class Workspace:
+    """One run's directory, its disk budget, and the per-run objects tools share."""
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self._reserved = 0
+        self._objects: dict[str, Any] = {}
+        self._lock = threading.Lock()  # tools of one run may run in parallel
+
+    def subdir(self, label: str) -> Path:
+        """A new, empty directory under the workspace, named after `label`."""
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:60] or "files"
+        self.root.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f"{safe}-", dir=self.root))
+
+    def reserve(self, nbytes: int, what: str) -> None:
+        """Claim `nbytes` of the run's disk budget before writing them; ToolFailure when it would be passed."""
+        with self._lock:
+            if self._reserved + nbytes > self.max_bytes:
+                left = max(0, self.max_bytes - self._reserved)
+                raise ToolFailure(f"{what} needs {_mb(nbytes)} but this run's workspace has only {_mb(left)} left "
+                                  f"(WORKSPACE_MAX_MB={_mb(self.max_bytes)}). Work on a smaller part or another "
+                                  "source.", "size_limit")
+            self._reserved += nbytes
+
+    @property
+    def reserved_bytes(self) -> int:
+        """Bytes claimed so far by this run's writers."""
+        return self._reserved
+
+    def contains(self, path: Path) -> bool:
+        """True when `path` (resolved) lies inside this workspace."""
+        try:
+            return path.resolve().is_relative_to(self.root.resolve())
+        except OSError:
+            return False
+
+    def shared(self, key: str, factory: Callable[[], T]) -> T:
+        """The run's object stored under `key`, made by `factory` on first use (e.g. the page cache)."""
+        with self._lock:
+            if key not in self._objects:
+                self._objects[key] = factory()
+            return self._objects[key]  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Delete the directory and forget the run's objects."""
+        with self._lock:
+            self._objects.clear()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_workspace(settings: Settings, label: str = "run") -> Workspace:
+    """A fresh workspace under WORKSPACE_DIR (or the system temp folder) with the WORKSPACE_MAX_MB budget."""
+    base = settings.WORKSPACE_DIR
+    if base is not None:
+        base.mkdir(parents=True, exist_ok=True)
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:40] or "run"
+    root = Path(tempfile.mkdtemp(prefix=f"gaia-{safe}-", dir=str(base) if base else None))
+    return Workspace(root, settings.WORKSPACE_MAX_MB * 1024 * 1024)
+
+
+_process: Workspace | None = None
+_process_lock = threading.Lock()
+
+
+def process_workspace(settings: Settings | None = None) -> Workspace:
+    """The workspace of tool calls made outside a run (`python -m tools call`): one per process, removed at exit."""
+    global _process
+    with _process_lock:
+        if _process is None or not _process.root.is_dir():
+            from config import get_settings
+
+            _process = open_workspace(settings or get_settings(), "process")
+            atexit.register(_process.close)
+        return _process
+
+
+def _mb(nbytes: int) -> str:
+    return f"{nbytes / 2**20:.1f} MB"
