@@ -11,11 +11,9 @@ import pytest
 from config import load_settings
 from tests.support.media import OCR_TEXT, make_blank_image, make_corrupt, make_empty, make_text_image
 from tests.support.openai_server import ScriptedOpenAI, fail, say
+from tools.errors import MissingDependency
 from tools.executor import run_tool
 from tools.registry import build_registry
-from tools.vision import make_ocr_tools
-from tools.vision import make_vision_tools
-from tools.errors import MissingDependency
 from tools.vision import make_ocr_tools, make_vision_tools
 
 VISION_FACTORIES = [("extension", make_ocr_tools), ("extension", make_vision_tools)]
@@ -86,10 +84,12 @@ def test_ocr_factory_requires_tesseract(monkeypatch):
     assert err.value.tools == ["image_ocr"] and "apt-get install tesseract-ocr" in err.value.reason
 
 
-def test_vision_is_off_with_vision_model_none():
+def test_vision_off_keeps_analyze_image_as_an_ocr_fallback(monkeypatch):
     registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"), factories=VISION_FACTORIES)
-    assert registry.names == ["image_ocr"]
-    assert "VISION_MODEL_NAME" in registry.missing["analyze_image"]
+    assert registry.names == ["image_ocr", "analyze_image"]
+    monkeypatch.setattr("tools.vision.shutil.which", lambda name: None)
+    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"), factories=VISION_FACTORIES)
+    assert registry.names == [] and "VISION_MODEL_NAME=none" in registry.missing["analyze_image"]
 
 
 def test_vision_defaults_to_the_agent_model():
