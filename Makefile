@@ -5,7 +5,7 @@ STAMP   := $(VENV)/.installed
 APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
 
-.PHONY: setup sysdeps run test bench screenshots clean
+.PHONY: setup sysdeps run test lint bench screenshots clean
 
 setup: sysdeps $(STAMP)
 
@@ -36,6 +36,11 @@ test: setup
 # Refresh the README's screenshots (the browser tests take them).
 screenshots: setup
 	UPDATE_SCREENSHOTS=1 GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser tests/app/test_browser.py
+
+# The lint gate: ruff (style, imports, bugbear, docstrings) and mypy, both configured in pyproject.toml.
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m mypy .
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
