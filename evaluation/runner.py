@@ -176,11 +176,10 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
     loaded = checkpoint.load()
     order = {s.task_id: i for i, s in enumerate(samples)}
     records = sorted(loaded.records.values(), key=lambda r: (order.get(r.task_id, len(order)), r.task_id))
-    problems: list[str] = []
-    if config.split == "test" or not any(s.has_answer for s in split_samples):
-        problems = check_submission(records, split_samples)
-        for line in problems:
-            log.warning("results.jsonl is not a complete submission: %s", line)
+    # Both splits: the leaderboard takes validation files too and refuses them incomplete just the same.
+    problems = check_submission(records, split_samples)
+    for line in problems:
+        log.warning("results.jsonl is not a complete %s submission: %s", config.split, line)
     meta: dict[str, Any] = {
         "split": config.split, "model": settings.MODEL_NAME, "concurrency": config.concurrency or settings.BATCH_CONCURRENCY,
         "requests_per_minute": settings.LLM_REQUESTS_PER_MINUTE or "adaptive",
@@ -192,7 +191,7 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
         stats = limiter.stats()
         meta["rate_limited_429"], meta["limiter_wait_s"] = stats.rate_limited, stats.waited_s
     summary = summarize(records, elapsed_s=session_wall_time(loaded.sessions), meta=meta)
-    summary["submission_check"] = {"checked": config.split == "test" or bool(problems), "problems": problems}
+    summary["submission_check"] = {"checked": True, "split": config.split, "problems": problems}
     write_outputs(out, records, summary, guide_for_model=settings.MODEL_NAME)
     return RunResult(records=records, summary=summary, output_dir=out, stopped=stopped, submission_problems=problems)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from evaluation.dataset import Sample
 from evaluation.records import TaskRecord
@@ -37,11 +38,15 @@ def leaderboard_line(record: RecordLike, *, include_reasoning: bool = True) -> d
 
 
 def write_results_jsonl(records: Iterable[RecordLike], path: Path, *, include_reasoning: bool = True) -> Path:
-    """Write the leaderboard file (UTF-8, one JSON object per line) and return its path."""
+    """Write the leaderboard file (one JSON object per line) and return its path.
+
+    ASCII-safe JSON (ü written as an escape): the Space reads the upload with its platform's default encoding,
+    which need not be UTF-8, and an escaped line decodes the same under any of them.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
+    with path.open("w", encoding="ascii") as fh:
         for record in records:
-            fh.write(json.dumps(leaderboard_line(record, include_reasoning=include_reasoning), ensure_ascii=False) + "\n")
+            fh.write(json.dumps(leaderboard_line(record, include_reasoning=include_reasoning), ensure_ascii=True) + "\n")
     return path
 
 
@@ -51,7 +56,11 @@ def _ids(ids: Iterable[str], limit: int = 20) -> str:
 
 
 def check_submission(records: Sequence[RecordLike], samples: Sequence[Sample]) -> list[str]:
-    """Problems that would make a leaderboard submission wrong or rejected; empty when it is fine."""
+    """Problems that would make a leaderboard submission of `samples`' split wrong or rejected; empty when fine.
+
+    Both splits are checked the same way: the leaderboard Space refuses a file whose per-level task
+    counts differ from the split's (validation too), or that holds a task id of another split.
+    """
     problems: list[str] = []
     rows = [_fields(r) for r in records]
     counts = Counter(task_id for task_id, _, _ in rows)
@@ -62,11 +71,25 @@ def check_submission(records: Sequence[RecordLike], samples: Sequence[Sample]) -
         problems.append(f"{len(duplicated)} task(s) appear more than once: " + _ids(f"{t} (x{counts[t]})" for t in duplicated))
     if unknown := [t for t in counts if t not in set(expected)]:
         problems.append(f"{len(unknown)} task(s) are not in the split (wrong split?): {_ids(map(str, unknown))}")
+    if levels := _level_mismatch(counts, samples):
+        problems.append(f"per-level counts differ from the split's (the leaderboard needs them exact): {levels}")
     if bad := [str(t) for t, answer, _ in rows if not isinstance(answer, str)]:
         problems.append(f"{len(bad)} answer(s) are not strings: {_ids(bad)}")
     if empty := [str(t) for t, answer, _ in rows if isinstance(answer, str) and not answer.strip()]:
         problems.append(f"{len(empty)} answer(s) are empty: {_ids(empty)}")
     return problems
+
+
+def _level_mismatch(counts: Counter[Any], samples: Sequence[Sample]) -> str:
+    """'level 1: 2 of 3, ...' for the levels whose submitted line count differs from the split's; '' if none."""
+    level_of = {s.task_id: s.level for s in samples}
+    wanted = Counter(s.level for s in samples)
+    submitted: Counter[int] = Counter()
+    for task_id, n in counts.items():
+        if task_id in level_of:
+            submitted[level_of[task_id]] += n  # duplicates count: the Space counts lines
+    return ", ".join(f"level {lvl}: {submitted[lvl]} of {wanted[lvl]}" for lvl in sorted(wanted)
+                     if submitted[lvl] != wanted[lvl])
 
 
 GUIDE = """# Submitting {model_name} to the GAIA leaderboard
@@ -77,10 +100,10 @@ The file to upload is `results.jsonl` in this folder: one JSON object per line w
 ## Before you submit
 1. Use the **test** split for a ranked entry (its answers are private, so only the leaderboard can
    score it); validation submissions are accepted too but the answers are public.
-2. Run the export check (`check_submission`, done by `python -m evaluation run` for the test split):
-   every task id of the split exactly once, every answer a non-empty string. A missing task makes the
-   score incomparable with other entries, and a task id from the other split makes the upload fail
-   ("not found in split").
+2. Run the export check (`check_submission`, done by `python -m evaluation run` for either split):
+   every task id of the split exactly once, every answer a non-empty string. The Space refuses a
+   file whose per-level counts differ from the split's (validation too), and a task id from the
+   other split makes the upload fail ("not found in split").
 3. Answers must already be in GAIA's final form (the scorer is strict: no units unless asked, lists
    comma-separated in the asked order, numbers without thousands separators when in doubt).
 

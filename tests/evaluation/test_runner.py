@@ -332,3 +332,12 @@ def test_a_custom_scorer_decides_the_verdicts_and_is_named_in_the_records(server
     details = read_jsonl(result.output_dir / "details.jsonl")
     assert details[0]["explanation"]["scorer"] == "strict-judge" and "vs" in details[0]["explanation"]["note"]
     assert json.loads((result.output_dir / "summary.json").read_text())["exact_match_rate"] == 0.0
+
+
+def test_validation_export_is_checked_too_and_names_what_is_missing(server, pipeline, samples, tmp_path):
+    result = run_batch(samples[:5], pipeline, RunConfig(concurrency=3, output_dir=tmp_path / "r"), run_settings(),
+                       split_samples=samples)
+    assert result.submission_problems[0] == f"missing 1 of 6 task(s): {samples[5].task_id}"
+    assert f"level {samples[5].level}: 1 of 2" in result.submission_problems[1]
+    assert result.summary["submission_check"] == {"checked": True, "split": "validation",
+                                                  "problems": result.submission_problems}

@@ -68,7 +68,9 @@ def test_check_with_dicts_and_long_lists(tmp_path):
     samples = load_split("validation", data_dir=make_gaia_folder(tmp_path))
     assert check_submission([{"task_id": s.task_id, "model_answer": "x"} for s in samples], samples) == []
     problems = check_submission([], samples)
-    assert problems == [f"missing {len(samples)} of {len(samples)} task(s): " + ", ".join(s.task_id for s in samples)]
+    assert problems == [f"missing {len(samples)} of {len(samples)} task(s): " + ", ".join(s.task_id for s in samples),
+                        "per-level counts differ from the split's (the leaderboard needs them exact): "
+                        "level 1: 0 of 2, level 2: 0 of 2, level 3: 0 of 2"]  # issue 11: the Space's level check
     many = [TaskRecord(task_id=f"x{i}", question="q", predicted="") for i in range(30)]
     assert any("… and 10 more" in p for p in check_submission(many, []))
 
@@ -81,3 +83,31 @@ def test_submission_guide(tmp_path):
     for field in ("Split", "Model name", "Model family", "System prompt", "Url", "Organisation", "Contact email", "File"):
         assert f"**{field}" in text, field
     assert "gaia-agent-gpt-4o" in text and "results.jsonl" in text
+
+
+def test_a_validation_export_with_a_missing_task_is_refused_with_the_task_named(tmp_path):
+    samples = load_split("validation", data_dir=make_gaia_folder(tmp_path))
+    gone = next(s for s in samples if s.level == 2)
+    problems = check_submission(_records([s for s in samples if s is not gone]), samples)
+    assert problems[0] == f"missing 1 of {len(samples)} task(s): {gone.task_id}"
+    wanted = sum(s.level == 2 for s in samples)
+    assert problems[1] == ("per-level counts differ from the split's (the leaderboard needs them exact): "
+                           f"level 2: {wanted - 1} of {wanted}")
+    assert check_submission(_records(samples), samples) == []
+
+
+def test_a_duplicated_line_breaks_the_level_count_too(tmp_path):
+    samples = load_split("validation", data_dir=make_gaia_folder(tmp_path))
+    records = _records(samples) + _records(samples[:1])
+    problems = check_submission(records, samples)
+    assert any("appear more than once" in p for p in problems)
+    assert any(p.endswith(f"level {samples[0].level}: {sum(s.level == samples[0].level for s in samples) + 1} of "
+                          f"{sum(s.level == samples[0].level for s in samples)}") for p in problems)
+
+
+def test_results_jsonl_is_ascii_safe(tmp_path):
+    path = write_results_jsonl([TaskRecord(task_id="a", question="q", predicted="Zürich, 東京", reasoning_trace="é")],
+                               tmp_path / "results.jsonl")
+    raw = path.read_bytes()
+    assert raw.isascii() and b"\\u00fc" in raw
+    assert json.loads(raw.decode("ascii"))["model_answer"] == "Zürich, 東京"
