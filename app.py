@@ -14,6 +14,7 @@ import gradio as gr
 from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 
 from config import Settings, get_settings
+from tools.hardening import make_non_dumpable
 from ui.background import BatchControl
 from ui.batch import (LEVELS, SOURCES, BatchView, FormError, compare, list_runs, load_samples, make_request,
                       run_stream)
@@ -241,6 +242,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
 
 def main() -> None:
     """Serve, then load the agent in a background thread (HTTP answers while it loads)."""
+    make_non_dumpable()  # no same-uid process (a sandboxed child) reads /proc/<pid>/environ or ptraces the app
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per model request drowns the log
     settings = get_settings()

@@ -7,12 +7,20 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent
+
+
+def _sandbox_alias(value: object) -> object:
+    """`strict` (the setting's old name for bubblewrap) keeps existing .env files working."""
+    return "bwrap" if isinstance(value, str) and value.strip().lower() == "strict" else value
+
+
+SandboxMode = Annotated[Literal["auto", "bwrap", "landlock", "degraded"], BeforeValidator(_sandbox_alias)]
 
 
 class ConfigError(ValueError):
@@ -60,8 +68,8 @@ class Settings(BaseSettings):
     WAYBACK_API_URL: str = Field("https://archive.org/wayback/available", description="Wayback Machine availability API used by the wayback tool.")
     ARXIV_API_URL: str = Field("https://export.arxiv.org/api/query", description="arXiv API used by arxiv_search.")
     WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
-    SANDBOX_MODE: Literal["strict", "degraded"] = Field("strict", description="run_python: strict needs bubblewrap namespaces; degraded runs with rlimits only, labelled in the trace.")
-    SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="Address-space limit of a run_python child.")
+    SANDBOX_MODE: SandboxMode = Field("auto", description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) falls back to rlimits and a uid of its own, labelled.")
+    SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="Address-space limit of each run_python process.")
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")

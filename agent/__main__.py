@@ -19,10 +19,12 @@ from typing import Any, TextIO
 from agent.events import (AnswerExtracted, ErrorEvent, Event, IterationCap, ModelCall, RagLookup, Retry,
                           RouteDecided, Solution, ToolCall, ToolResult)
 from config import ConfigError, Settings, get_settings, redact
+from tools.hardening import make_non_dumpable
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the process exit status."""
+    make_non_dumpable()  # see tools/hardening.py
     parser = argparse.ArgumentParser(prog="python -m agent", description="Answer a GAIA-style question with the agent.")
     parser.add_argument("question", help="the question to answer")
     parser.add_argument("--file", help="path of an attached file (any GAIA type)")

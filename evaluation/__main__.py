@@ -20,6 +20,7 @@ from typing import Any, Callable
 from tqdm import tqdm
 
 from config import ConfigError, Settings, load_settings
+from tools.hardening import make_non_dumpable
 
 
 def _positive(value: str) -> int:
@@ -181,6 +182,7 @@ def cmd_api(args: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (2 for configuration or input errors)."""
+    make_non_dumpable()  # see tools/hardening.py
     args = build_parser().parse_args(argv)
     from evaluation.compare import CompareError
     from evaluation.dataset import DatasetError

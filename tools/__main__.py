@@ -20,6 +20,7 @@ from typing import Any
 
 from config import ConfigError, Settings, get_settings
 from tools.executor import run_tool
+from tools.hardening import make_non_dumpable
 from tools.registry import FACTORIES, ToolRegistry, build_registry
 
 
@@ -91,6 +92,7 @@ def _call(settings: Settings, args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit status."""
+    make_non_dumpable()  # see tools/hardening.py
     parser = argparse.ArgumentParser(prog="python -m tools", description="List the agent's tools or run one.")
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="print the active tools, their tier, and why any is missing")

@@ -6,11 +6,11 @@ import os
 import signal
 import time
 
-from tests.tools.test_sandbox_support import run, wait_no_nobody
+from tests.tools.test_sandbox_support import run, wait_no_leftovers
 from tools.sandbox import Limits, run_sandboxed
 from tools.sandbox.launcher import python_paths
 from tools.sandbox.pool import SPARES, SparePool, attachment_key
-from tools.sandbox.runner import spawn_strict
+from tools.sandbox.spawn import spawn
 
 LIMITS = Limits(cpu_seconds=10, memory_mb=1024)
 
@@ -37,7 +37,7 @@ def test_a_spare_is_used_once_and_starts_fresh():
     replacement = _wait_for_spare()
     assert replacement and replacement != spare  # the used spare was consumed, a new one replaced it
     SPARES.clear()
-    assert wait_no_nobody() == []
+    assert wait_no_leftovers() == []
 
 
 def test_a_changed_private_attachment_is_never_served_stale(tmp_path):
@@ -67,21 +67,18 @@ def test_pool_evicts_the_oldest_and_skips_dead_spares():
     pool = SparePool(max_spares=2)
     keys = ["k1", "k2", "k3"]
     for key in keys:
-        pool.request(key, lambda: spawn_strict([], LIMITS))
+        pool.request(key, lambda: spawn("bwrap", [], None, LIMITS))
         _wait_for_spare(pool, count=min(2, keys.index(key) + 1))
     time.sleep(0.1)
     assert pool.take("k1") is None  # evicted (and killed) when k3 arrived
-    proc = pool.take("k2")
-    assert proc is not None and proc.poll() is None
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        pipe.close()
+    child = pool.take("k2")
+    assert child is not None and child.proc.poll() is None
+    child.close()
     dead = pool.take("k3")
     assert dead is not None
-    os.killpg(dead.pid, signal.SIGKILL)
-    dead.wait()
+    os.killpg(dead.proc.pid, signal.SIGKILL)
+    dead.proc.wait()
     pool._spares["k3"] = dead  # a spare that died while idle is discarded, not handed out
     assert pool.take("k3") is None
     pool.clear()
-    assert wait_no_nobody() == []
+    assert wait_no_leftovers() == []

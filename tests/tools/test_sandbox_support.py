@@ -1,25 +1,42 @@
-"""Shared helpers of the sandbox tests (no tests here): run code through the real tool and executor."""
+"""Shared helpers of the sandbox tests (no tests here): run code through the real tool and executor.
+
+`leftover_pids()` looks only at processes this test process started: importing this module makes
+the test process a child subreaper, so a sandboxed process that detaches (a daemon, an orphan of a
+killed group) is re-parented here rather than to init, and stays findable among our descendants.
+Processes of other users or other test sessions on the machine are never looked at.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 from pathlib import Path
 
 from config import load_settings
 from tools.executor import ToolOutcome, run_tool
-from tools.sandbox import make_sandbox_tools
+from tools.sandbox import LANDLOCK_LABEL, make_sandbox_tools
 from tools.sandbox.pool import SPARES
 
-NOBODY = 65534
+BACKENDS = ["bwrap", "landlock"]
+"""The backends every abuse payload is held to (both work on the test machine; each is forced)."""
+
+_PR_SET_CHILD_SUBREAPER = 36
+ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def run(code: str, attachments: list[str | Path] = (), timeout: float = 10, **overrides: object) -> ToolOutcome:
+def run(code: str, attachments: list[str | Path] = (), timeout: float = 10, backend: str = "bwrap",
+        **overrides: object) -> ToolOutcome:
     """Run `code` with `run_python` exactly as the agent does (executor, run config with attachments)."""
-    settings = load_settings(TOOL_TIMEOUT=timeout, **overrides)
+    settings = load_settings(TOOL_TIMEOUT=timeout, SANDBOX_MODE=backend, **overrides)
     tool = make_sandbox_tools(settings)[0]
     config = {"configurable": {"attachments": [str(p) for p in attachments]}}
     return run_tool(tool, {"code": code}, settings, config=config)
+
+
+def body(out: ToolOutcome) -> str:
+    """The observation without the backend's label line (landlock results open with one)."""
+    return out.output.replace(LANDLOCK_LABEL + "\n", "", 1)
 
 
 def _status(pid: int | str) -> dict[str, str]:
@@ -30,31 +47,36 @@ def _status(pid: int | str) -> dict[str, str]:
     return {k: v.strip() for k, _, v in (ln.partition(":") for ln in lines)}
 
 
-def _descends_from(pid: int, ancestors: set[int]) -> bool:
-    for _ in range(64):
+def _ancestors(pid: int) -> list[int]:
+    chain = []
+    for _ in range(256):
         ppid = int(_status(pid).get("PPid", "0") or 0)
-        if ppid in ancestors:
-            return True
         if ppid <= 1:
-            return False
+            break
+        chain.append(ppid)
         pid = ppid
-    return False
+    return chain
 
 
-def nobody_pids() -> list[int]:
-    """Live processes whose real uid is 65534 (sandbox children), except the idle warm spares."""
-    spares = set(SPARES.spare_pids())
+def leftover_pids() -> list[int]:
+    """Live (non-zombie) processes descending from this test process, except the idle warm spares' trees."""
+    me, spares = os.getpid(), set(SPARES.spare_pids())
     pids = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and _status(entry).get("Uid", "").split()[:1] == [str(NOBODY)]:
-            if not _descends_from(int(entry), spares):
-                pids.append(int(entry))
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        status = _status(entry)
+        if not status or status.get("State", "").startswith(("Z", "X")):
+            continue
+        chain = _ancestors(int(entry))
+        if me in chain and not spares & ({int(entry)} | set(chain[: chain.index(me)])):
+            pids.append(int(entry))
     return pids
 
 
-def wait_no_nobody(seconds: float = 3.0) -> list[int]:
-    """Wait until no sandbox process is left; return the leftovers (empty when all are gone)."""
+def wait_no_leftovers(seconds: float = 3.0) -> list[int]:
+    """Wait until no process the test started is left running; return the leftovers (empty when all are gone)."""
     deadline = time.monotonic() + seconds
-    while (left := nobody_pids()) and time.monotonic() < deadline:
+    while (left := leftover_pids()) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left

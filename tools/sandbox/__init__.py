@@ -1,13 +1,20 @@
 """The Python sandbox: `run_python` executes model-written code in a confined child process.
 
-See `launcher.py` for what is enforced where (prlimit, bubblewrap namespaces, setpriv),
-`runner.py` for the parent side (deadline, output caps, exit reasons) and `pool.py` for the warm
-spares that hide the sandbox's start-up time.
+Three backends behind one interface (`run_sandboxed`): bubblewrap namespaces (`launcher.py`),
+Landlock + seccomp where namespaces are refused (`landlock_backend.py`, `landlock.py`, `seccomp.py`),
+and, for root only, a labelled degraded mode. `modes.py` picks one from SANDBOX_MODE; `spawn.py`
+starts and ends a child; `runner.py` is the parent side (deadline, output caps, exit reasons);
+`pool.py` keeps warm spares; `uids.py` gives each call its own uid when the app is root;
+`tools/hardening.py` (import-light, called by the app and the CLIs at start) keeps same-uid
+processes from reading the app's environment or tracing it.
 """
 
+from tools.sandbox.landlock_backend import probe_landlock
 from tools.sandbox.launcher import Limits, probe_namespaces
+from tools.sandbox.modes import choose_backend
 from tools.sandbox.runner import SandboxResult, run_sandboxed
-from tools.sandbox.tool import DEGRADED_LABEL, make_sandbox_tools, sandbox_mode
+from tools.sandbox.spawn import Backend
+from tools.sandbox.tool import DEGRADED_LABEL, LANDLOCK_LABEL, make_sandbox_tools
 
-__all__ = ["DEGRADED_LABEL", "Limits", "SandboxResult", "make_sandbox_tools", "probe_namespaces",
-           "run_sandboxed", "sandbox_mode"]
+__all__ = ["DEGRADED_LABEL", "LANDLOCK_LABEL", "Backend", "Limits", "SandboxResult", "choose_backend",
+           "make_sandbox_tools", "probe_landlock", "probe_namespaces", "run_sandboxed"]

@@ -1,8 +1,8 @@
-"""Build the command line that confines one `run_python` child, and probe once whether it works here.
+"""The bwrap backend: build the command line that confines one `run_python` child, and probe it once.
 
 The child is exec-wrapped, outermost first:
 
-    prlimit (rlimits)  ->  bwrap (namespaces, mounts)  ->  setpriv (uid 65534)  ->  python -c <child.py>
+    prlimit (rlimits)  ->  bwrap (namespaces, mounts)  ->  setpriv (the call's uid)  ->  python -c <child.py>
 
 What is enforced where:
 - `prlimit`: CPU seconds (TOOL_TIMEOUT; SIGXCPU then SIGKILL), address space (SANDBOX_MEMORY_MB),
@@ -11,24 +11,21 @@ What is enforced where:
 - `bwrap`: new PID, network, IPC and UTS namespaces (no interface but a down loopback: no sockets
   reach anything); a new mount namespace whose root is an empty tmpfs holding read-only binds of
   /usr (+ /lib*, /bin symlinks), a few /etc files, the Python install and the venv, the task's
-  attachments (read-only, at their own absolute paths), fresh /proc and /dev, and size-capped tmpfs
-  mounts: /tmp (holding the empty working directory /tmp/work) and /dev/shm, all of which vanish with
-  the namespace. `--clearenv` + a minimal allowlist; `--new-session` (no TIOCSTI on the parent's
-  tty); `--die-with-parent`; no_new_privs. Files the harness extracted (tools.paths workspace) are
-  bound read-only like attachments.
-- `setpriv`: drops to uid/gid 65534 with no supplementary groups, no capabilities (bounding set
-  cleared) and no_new_privs, so RLIMIT_NPROC applies and root-owned files stay unwritable.
+  attachments (regular files only, read-only, at their own absolute paths), the run's workspace
+  (read-only), fresh /proc and /dev, and size-capped tmpfs mounts: /tmp (holding the empty working
+  directory /tmp/work) and /dev/shm, all of which vanish with the namespace. `--clearenv` + a minimal
+  allowlist; `--new-session` (no TIOCSTI on the parent's tty); `--die-with-parent`; no_new_privs.
+- `setpriv` (when the app is root): drops to a uid of the call's own (`uids.py`) with no
+  supplementary groups, no capabilities and no_new_privs, so RLIMIT_NPROC counts this call only and
+  root-owned files stay unwritable. Unprivileged, a user namespace maps the caller to uid 65534.
 - The parent (`runner.py`): wall-clock deadline then SIGKILL of the process group (bwrap leads it;
   its death tears the PID namespace down), byte caps on stdout/stderr, a kill once a child has
   printed 16 MiB, decoding with replacement and control-character stripping.
 - Warm spares (`pool.py`) are the same sandboxes started ahead of time; each is used once.
 
-Not enforced: no seccomp filter (the child may make any syscall, but only over its own processes and
-its own mounts), no cgroup (memory is bounded by address space, not RSS; RLIMIT_NPROC counts all
-processes of uid 65534, so concurrent sandboxes share that budget).
-
-When bwrap cannot create namespaces here, SANDBOX_MODE=degraded keeps only prlimit, setpriv (when
-root), a scrubbed environment and a fresh temporary directory: no filesystem or network isolation.
+Not enforced here: no seccomp filter (the child may make any syscall, but only over its own processes
+and its own mounts), no cgroup (memory is bounded per process by address space, not in total).
+Where bwrap cannot create namespaces, `landlock_backend.py` confines without them.
 """
 
 from __future__ import annotations
@@ -81,11 +78,16 @@ class Limits:
     open_files: int = MAX_OPEN_FILES
     file_bytes: int = MAX_FILE_BYTES
 
-    def prlimit_args(self) -> list[str]:
-        """`prlimit ... --` prefix; the hard CPU limit is one second above the soft one (SIGXCPU first)."""
+    def prlimit_args(self, processes: int | None = None) -> list[str]:
+        """`prlimit ... --` prefix; the hard CPU limit is one second above the soft one (SIGXCPU first).
+
+        `processes` overrides the process count when the uid is shared with other processes (see
+        `landlock_backend.process_budget`).
+        """
         mem = self.memory_mb * 1024 * 1024
+        nproc = self.processes if processes is None else processes
         return ["/usr/bin/prlimit", f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}", f"--as={mem}",
-                f"--nproc={self.processes}", f"--fsize={self.file_bytes}", f"--nofile={self.open_files}",
+                f"--nproc={nproc}", f"--fsize={self.file_bytes}", f"--nofile={self.open_files}",
                 "--core=0", "--"]
 
 
@@ -140,33 +142,46 @@ def files_of(directory: str, limit: int = MAX_DIR_FILES) -> list[str]:
     return found
 
 
+def _bind_file(mounts: Mounts, real: str, dest: str) -> None:
+    if os.stat(real).st_mode & 0o004:
+        mounts.add("--ro-bind", real, dest, dest=dest)
+    else:
+        # Root-only file: the sandbox uid could not read a bind of it; bwrap copies it in instead.
+        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
+        mounts.pass_fds.append(fd)
+        mounts.add("--perms", "0444", "--ro-bind-data", str(fd), dest, dest=dest, mirrors=False)
+
+
 def _attachment_ops(mounts: Mounts, path: str) -> None:
-    """Bind an attachment read-only at its absolute path (and real path); copy it in when not world-readable."""
+    """Bind a regular-file attachment read-only at its absolute path and its real path."""
     real = os.path.realpath(path)
-    if not os.path.exists(real):
-        return
-    if os.path.isdir(real) and not _world_readable_dir(real):
-        # A root-only directory (e.g. made by mkdtemp): bound as is, uid 65534 could not enter it.
-        for file in files_of(real):
-            _attachment_ops(mounts, file)
-        return
     for dest in dict.fromkeys([os.path.abspath(path), real]):
-        if dest.startswith(("/proc/", "/dev/", "/sys/")) or dest in ("/", "/tmp", WORKDIR):
-            continue
-        if os.path.isfile(real) and not os.stat(real).st_mode & 0o004:
-            # Root-only file: the uid-65534 child could not read a bind of it; bwrap copies it instead.
-            fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
-            mounts.pass_fds.append(fd)
-            mounts.add("--perms", "0444", "--ro-bind-data", str(fd), dest, dest=dest, mirrors=False)
-        else:
-            mounts.add("--ro-bind", real, dest, dest=dest)
+        if not dest.startswith(("/proc/", "/dev/", "/sys/")) and dest not in ("/", "/tmp", WORKDIR):
+            _bind_file(mounts, real, dest)
 
 
-def bwrap_args(attachments: list[str], *, drop_with_setpriv: bool) -> Mounts:
-    """The bwrap prefix (up to and including the setpriv drop) for one child."""
+def _workspace_ops(mounts: Mounts, workspace: str) -> None:
+    """Bind the run's workspace read-only; a directory the sandbox uid cannot enter is bound file by file."""
+    real = os.path.realpath(workspace)
+    if not os.path.isdir(real) or real in ("/", "/tmp") or real.startswith(("/proc/", "/dev/", "/sys/")):
+        return
+    if _world_readable_dir(real):
+        mounts.add("--ro-bind", real, real, dest=real)
+        return
+    for file in files_of(real):  # e.g. made by mkdtemp (0700): bound as is, the sandbox uid could not enter it
+        if os.path.isfile(file) and not os.path.islink(file):
+            _bind_file(mounts, file, file)
+
+
+def bwrap_args(attachments: list[str], workspace: str | None, *, uid: int | None) -> Mounts:
+    """The bwrap prefix (up to and including the setpriv drop to `uid`) for one child.
+
+    `attachments` are regular files (see `attachments.select`); `uid` None means unprivileged: a user
+    namespace maps the caller to uid 65534.
+    """
     m = Mounts(args=["/usr/bin/bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                      "--die-with-parent", "--new-session", "--clearenv"])
-    if not drop_with_setpriv:  # unprivileged: a user namespace maps the caller to uid 65534
+    if uid is None:
         m.args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL"]
     m.add("--ro-bind", "/usr", "/usr", dest="/usr")
     for top in TOP_LINKS:
@@ -187,24 +202,32 @@ def bwrap_args(attachments: list[str], *, drop_with_setpriv: bool) -> Mounts:
     m.add("--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", dest="/dev/shm", mirrors=False)
     for path in attachments:
         _attachment_ops(m, path)
+    if workspace:
+        _workspace_ops(m, workspace)
     m.add("--perms", "0777", "--dir", WORKDIR, dest=WORKDIR, mirrors=False)
     for name, value in child_env(WORKDIR, "/tmp").items():
         m.args += ["--setenv", name, value]
     m.args += ["--chdir", WORKDIR, "--"]
-    if drop_with_setpriv:
-        m.args += setpriv_args()
+    if uid is not None:
+        m.args += setpriv_args(uid)
     return m
 
 
-def setpriv_args() -> list[str]:
-    """Drop to nobody: no groups, no capabilities, no privilege gain through setuid binaries."""
-    return ["/usr/bin/setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+def setpriv_args(uid: int, *, read_all: bool = False) -> list[str]:
+    """Drop to `uid`: no groups, no capabilities, no privilege gain through setuid binaries.
+
+    `read_all` keeps CAP_DAC_READ_SEARCH (ambient, so programs the child starts keep it too): the
+    landlock backend has no mount namespace to show root-only attachments or a Python installed under
+    a 0700 home, and Landlock, not file modes, decides what it may open.
+    """
+    caps = ["--inh-caps=-all,+dac_read_search", "--ambient-caps=+dac_read_search",
+            "--bounding-set=-all,+dac_read_search"] if read_all else ["--inh-caps=-all", "--bounding-set=-all"]
+    return ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *caps, "--no-new-privs", "--"]
 
 
-def python_args() -> list[str]:
+def python_args(source: str = CHILD_SOURCE, argv: tuple[str, ...] = ()) -> list[str]:
     """The interpreter with the bootstrap: -E/-s ignore PYTHON* variables and the user site, -B writes no .pyc."""
-    return [sys.executable, "-E", "-s", "-B", "-X", "utf8", "-c", CHILD_SOURCE]
+    return [sys.executable, "-E", "-s", "-B", "-X", "utf8", "-c", source, *argv]
 
 
 def missing_binaries() -> list[str]:
@@ -213,11 +236,11 @@ def missing_binaries() -> list[str]:
 
 
 @lru_cache(maxsize=4)
-def probe_namespaces(drop_with_setpriv: bool) -> str | None:
-    """Run the full strict wrapper chain once on `pass`; None when it works, else why not (cached)."""
+def probe_namespaces(as_root: bool) -> str | None:
+    """Run the full bwrap wrapper chain once on a tiny program; None when it works, else why not (cached)."""
     if shutil.which("bwrap") is None or missing_binaries():
         return "missing " + ", ".join(missing_binaries() or ["bwrap"])
-    mounts = bwrap_args([], drop_with_setpriv=drop_with_setpriv)
+    mounts = bwrap_args([], None, uid=NOBODY if as_root else None)
     cmd = Limits(cpu_seconds=10, memory_mb=1024).prlimit_args() + mounts.args + python_args()
     try:
         proc = subprocess.run(cmd, input=b"import sys; print(sys.prefix)", capture_output=True, timeout=20,

@@ -1,6 +1,6 @@
 """Warm spares: one pre-started, idle sandbox per launch configuration, so a call skips the start-up cost.
 
-A spare is an ordinary strict sandbox (same wrappers, limits and mounts) whose interpreter has
+A spare is an ordinary sandbox of its backend (same wrappers, limits and mounts) whose interpreter has
 started and waits for its program on stdin; it is used for exactly one call and never reused.
 Taking a spare hands the process to the caller and asks for a replacement in the background.
 
@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
-import subprocess
 import threading
 from collections import OrderedDict
 from typing import Callable, Hashable
 
 from tools.sandbox.launcher import files_of
+from tools.sandbox.spawn import Child
 
-Spawn = Callable[[], subprocess.Popen[bytes]]
+Spawn = Callable[[], Child]
 MAX_SPARES = 4
 
 
@@ -34,7 +33,7 @@ def _identity(path: str) -> tuple:
 
 
 def attachment_key(paths: list[str]) -> tuple:
-    """Identity of the attachments as the sandbox would bind them (files of copied directories included)."""
+    """Identity of the attachments and the workspace as the sandbox would bind them (a directory's files included)."""
     key = []
     for p in paths:
         key.append(_identity(p))
@@ -43,15 +42,8 @@ def attachment_key(paths: list[str]) -> tuple:
     return tuple(key)
 
 
-def _discard(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
-    proc.wait()
+def _discard(child: Child) -> None:
+    child.close()
 
 
 class SparePool:
@@ -59,20 +51,20 @@ class SparePool:
 
     def __init__(self, max_spares: int = MAX_SPARES) -> None:
         self.max_spares = max_spares
-        self._spares: OrderedDict[Hashable, subprocess.Popen[bytes]] = OrderedDict()
+        self._spares: OrderedDict[Hashable, Child] = OrderedDict()
         self._lock = threading.Lock()
         self._requests: queue.SimpleQueue[tuple[Hashable, Spawn]] = queue.SimpleQueue()
         self._pending: set[Hashable] = set()
         self._thread: threading.Thread | None = None
 
-    def take(self, key: Hashable) -> subprocess.Popen[bytes] | None:
+    def take(self, key: Hashable) -> Child | None:
         """A live idle spare for `key`, now owned by the caller; None when there is none."""
         with self._lock:
-            proc = self._spares.pop(key, None)
-        if proc is not None and proc.poll() is not None:  # died while idle (e.g. killed): not usable
-            _discard(proc)
+            child = self._spares.pop(key, None)
+        if child is not None and child.proc.poll() is not None:  # died while idle (e.g. killed): not usable
+            _discard(child)
             return None
-        return proc
+        return child
 
     def request(self, key: Hashable, spawn: Spawn) -> None:
         """Ask the spawner thread for a spare for `key` (no-op when one exists or is on its way)."""
@@ -88,9 +80,9 @@ class SparePool:
         self._requests.put((key, spawn))
 
     def spare_pids(self) -> list[int]:
-        """Process ids (bwrap's) of the idle spares."""
+        """Process ids (the group leaders) of the idle spares."""
         with self._lock:
-            return [p.pid for p in self._spares.values()]
+            return [c.proc.pid for c in self._spares.values()]
 
     def clear(self) -> None:
         """Kill every idle spare."""

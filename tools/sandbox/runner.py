@@ -1,7 +1,9 @@
 """Run one program in a confined child: spawn, feed, capture with byte caps, enforce the deadline, classify.
 
 A cold child is spawned in the calling thread, which also waits for it: bwrap's `--die-with-parent`
-is tied to the thread that forked it, so a short-lived helper thread would kill the child. Warm
+(and the landlock child's parent-death signal) is tied to the thread that forked it, so a short-lived
+helper thread would kill the child. Once the child's leader exits, the rest of its process group is
+killed too: nothing a call started outlives it. Warm
 spares come from the pool's long-lived spawner thread (`pool.py`). Only the pipe readers and the
 stdin writer are extra threads. Nothing the child prints is ever evaluated or unpickled.
 """
@@ -11,20 +13,19 @@ from __future__ import annotations
 import os
 import re
 import select
-import shutil
 import signal
-import subprocess
-import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Literal
 
-from tools.sandbox.launcher import NOBODY, Limits, bwrap_args, child_env, python_args, setpriv_args
+from tools.sandbox.attachments import select as select_attachments
+from tools.sandbox.landlock_backend import CONFINE_EXIT
+from tools.sandbox.launcher import Limits
 from tools.sandbox.pool import SPARES, attachment_key
+from tools.sandbox.spawn import Backend, Child, spawn
 
 Reason = Literal["ok", "timeout", "memory", "output_limit", "file_size", "signal", "exit_code", "error"]
-Mode = Literal["strict", "degraded"]
 
 # Kill the child once it has printed this much in total: an endless print loop must not run to the deadline.
 KILL_AFTER_BYTES = 16 * 1024 * 1024
@@ -45,6 +46,11 @@ class SandboxResult:
     stderr_dropped: int = 0
     detail: str = ""
     """Human-readable exit reason, e.g. 'killed by signal SIGKILL'."""
+    backend: Backend = "bwrap"
+    uid: int | None = None
+    """The call's own uid when the app is root (None: the app's uid, or 65534 in a user namespace)."""
+    notes: list[str] = field(default_factory=list)
+    """Attachments left out of the sandbox, and why."""
 
 
 class _CappedReader(threading.Thread):
@@ -89,63 +95,38 @@ def clean(data: bytes) -> str:
     return _CONTROL.sub("", text)
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # bwrap leads the group; its death takes the PID namespace down
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _popen(cmd: list[str], *, cwd: str, env: dict[str, str], pass_fds: list[int]) -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds)
-    finally:
-        _cleanup(pass_fds, None)  # bwrap has its copies of the attachment descriptors
-
-
-def spawn_strict(attachments: list[str], limits: Limits) -> subprocess.Popen[bytes]:
-    """Start a strict sandbox whose interpreter waits for its program on stdin."""
-    mounts = bwrap_args(attachments, drop_with_setpriv=os.geteuid() == 0)
-    cmd = limits.prlimit_args() + mounts.args + python_args()
-    return _popen(cmd, cwd="/", env={"PATH": "/usr/bin:/bin"}, pass_fds=mounts.pass_fds)
-
-
 def run_sandboxed(code: str, *, limits: Limits, wall_seconds: float, attachments: list[str] | None = None,
-                  mode: Mode = "strict", output_cap: int = 64_000, warm: bool = True) -> SandboxResult:
-    """Execute `code` in a fresh confined Python process and return its output and exit reason.
+                  workspace: str | None = None, backend: Backend = "bwrap", output_cap: int = 64_000,
+                  warm: bool = True) -> SandboxResult:
+    """Execute `code` in a fresh confined Python process of `backend` and return its output and exit reason.
 
-    In strict mode with `warm`, an idle spare started earlier for the same attachments and limits is
-    used when there is one (see `pool.py`), and a replacement is requested after the run.
+    Only regular-file `attachments` are bound (read-only); the others are listed in the result's
+    notes. `workspace` (the run's own directory) is bound read-only. With `warm`, an idle spare started
+    earlier for the same backend, attachments and limits is used when there is one (see `pool.py`),
+    and a replacement is requested after the run.
     """
-    attachments = list(attachments or [])
-    workdir: str | None = None
-    key = ("strict", attachment_key(attachments), limits)
-    proc = SPARES.take(key) if mode == "strict" and warm else None
+    chosen = select_attachments(list(attachments or []))
+    key = (backend, attachment_key(chosen.files + ([workspace] if workspace else [])), limits)
+    child = SPARES.take(key) if warm else None
     try:
-        if proc is None and mode == "strict":
-            proc = spawn_strict(attachments, limits)  # in this thread: --die-with-parent follows it
-        elif proc is None:
-            workdir = tempfile.mkdtemp(prefix="run_python-")
-            is_root = os.geteuid() == 0
-            if is_root:
-                os.chown(workdir, NOBODY, NOBODY)
-            cmd = limits.prlimit_args() + (setpriv_args() if is_root else []) + python_args()
-            proc = _popen(cmd, cwd=workdir, env=child_env(workdir, workdir), pass_fds=[])
+        if child is None:
+            child = spawn(backend, chosen.files, workspace, limits)  # in this thread (see the module docstring)
     except OSError as exc:
-        _cleanup([], workdir)
-        return SandboxResult("", str(exc), "error", None, 0.0, detail=f"could not start the sandbox: {exc}")
+        return SandboxResult("", str(exc), "error", None, 0.0, detail=f"could not start the sandbox: {exc}",
+                             backend=backend, notes=chosen.notes)
     try:
-        return _supervise(proc, code, limits=limits, wall_seconds=wall_seconds, output_cap=output_cap)
+        result = _supervise(child, code, limits=limits, wall_seconds=wall_seconds, output_cap=output_cap)
     finally:
-        _cleanup([], workdir)
-        if mode == "strict" and warm:
-            SPARES.request(key, lambda: spawn_strict(attachments, limits))
+        child.close()
+        if warm:
+            SPARES.request(key, lambda: spawn(backend, chosen.files, workspace, limits))
+    result.backend, result.uid, result.notes = backend, child.uid, chosen.notes
+    return result
 
 
-def _supervise(proc: subprocess.Popen[bytes], code: str, *, limits: Limits, wall_seconds: float,
-               output_cap: int) -> SandboxResult:
+def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, output_cap: int) -> SandboxResult:
     """Feed `code` to the started child, capture its output under the caps and deadline, classify its end."""
+    proc = child.proc
     start = time.monotonic()
     overflow = threading.Event()
     assert proc.stdin and proc.stdout and proc.stderr
@@ -156,34 +137,33 @@ def _supervise(proc: subprocess.Popen[bytes], code: str, *, limits: Limits, wall
     for t in (*readers, writer):
         t.start()
     try:
-        timed_out = _wait(proc, start + wall_seconds, wake_r)
+        timed_out = _wait(child, start + wall_seconds, wake_r)
     finally:
-        if proc.returncode is None:
-            _kill_group(proc)
-            proc.wait()
-        readers[0].join(timeout=0.5)
-        if readers[0].is_alive() or readers[1].is_alive():
-            # Something outside the PID namespace's reach (degraded mode) still holds the pipes.
-            _kill_group(proc)
+        child.kill()  # whatever the leader left running (an orphan holding the pipes) goes with it
+        proc.wait()
         for t in readers:
             t.join(timeout=2.0)
         writer.join(timeout=1.0)
-        _cleanup([wake_r, wake_w], None)
+        os.close(wake_r)
+        os.close(wake_w)
     duration = time.monotonic() - start
     out, err = readers
     result = SandboxResult(clean(bytes(out.kept)), clean(bytes(err.kept)), "ok", proc.returncode, duration,
                            stdout_dropped=max(0, out.total - len(out.kept)),
                            stderr_dropped=max(0, err.total - len(err.kept)))
     _classify(result, timed_out=timed_out, overflow=overflow.is_set(), limits=limits, wall_seconds=wall_seconds)
+    if child.backend == "landlock" and proc.returncode == CONFINE_EXIT and "sandbox confinement failed" in result.stderr:
+        result.reason, result.detail = "error", "the sandbox could not confine the child, so nothing ran"
     return result
 
 
-def _wait(proc: subprocess.Popen[bytes], deadline: float, wakeup: int) -> bool:
+def _wait(child: Child, deadline: float, wakeup: int) -> bool:
     """Block until the child exits, the deadline passes or a reader trips `wakeup`; True on timeout.
 
     Polling a pidfd wakes at once when the child exits (no sleep-loop latency) and, since only this
     thread reaps the child, its pid (the group id) cannot be recycled before the kill below.
     """
+    proc = child.proc
     pidfd = os.pidfd_open(proc.pid)
     try:
         poller = select.poll()
@@ -192,29 +172,16 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float, wakeup: int) -> bool:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                _kill_group(proc)
-                proc.wait()
+                child.kill()
                 return True
             events = poller.poll(remaining * 1000)
             if any(fd == pidfd for fd, _ in events):
-                proc.wait()
                 return False
             if events:  # a reader saw runaway output
-                _kill_group(proc)
-                proc.wait()
+                child.kill()
                 return False
     finally:
         os.close(pidfd)
-
-
-def _cleanup(fds: list[int], workdir: str | None) -> None:
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    if workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _classify(r: SandboxResult, *, timed_out: bool, overflow: bool, limits: Limits, wall_seconds: float) -> None:

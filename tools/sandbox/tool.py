@@ -3,36 +3,24 @@
 from __future__ import annotations
 
 import math
-import os
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import ToolFailure
 from tools.context import ToolContext
-from tools.errors import MissingDependency
-from tools.sandbox.launcher import Limits, missing_binaries, probe_namespaces
-from tools.sandbox.runner import Mode, SandboxResult, run_sandboxed
+from tools.errors import ToolFailure
+from tools.sandbox.launcher import Limits
+from tools.sandbox.modes import choose_backend
+from tools.sandbox.runner import SandboxResult, run_sandboxed
+from tools.sandbox.spawn import Backend
 
 DEGRADED_LABEL = "[sandbox: degraded — no namespace isolation]"
+LANDLOCK_LABEL = "[sandbox: landlock+seccomp]"
+LABELS: dict[Backend, str] = {"bwrap": "", "landlock": LANDLOCK_LABEL, "degraded": DEGRADED_LABEL}
+"""The line that opens every result of a backend (bubblewrap, the normal case, goes unlabelled)."""
 STDERR_TAIL = 3000
 STDOUT_TAIL_ON_ERROR = 2000
-
-
-def sandbox_mode(settings: Settings) -> Mode:
-    """Check the prerequisites for SANDBOX_MODE; raise MissingDependency when strict mode cannot run here."""
-    if settings.SANDBOX_MODE == "degraded" and not os.access("/usr/bin/prlimit", os.X_OK):
-        raise MissingDependency(["run_python"], "prlimit is missing: install util-linux (apt-get install util-linux).")
-    problem = probe_namespaces(os.geteuid() == 0)
-    if problem is None:
-        return "strict"
-    if settings.SANDBOX_MODE == "degraded":
-        return "degraded"
-    fix = ("install bubblewrap and util-linux (apt-get install bubblewrap util-linux)" if missing_binaries()
-           else "enable user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root")
-    raise MissingDependency(["run_python"], f"the Python sandbox cannot isolate the child here ({problem}); "
-                                            f"{fix}, or set SANDBOX_MODE=degraded to run without namespaces.")
 
 
 def strip_fences(code: str) -> str:
@@ -45,9 +33,12 @@ def strip_fences(code: str) -> str:
     return code
 
 
-def format_result(r: SandboxResult, *, mode: Mode) -> str:
-    """The observation: stdout on success; otherwise raise ToolFailure with the exit reason, stdout and stderr."""
-    label = DEGRADED_LABEL + "\n" if mode == "degraded" else ""
+def format_result(r: SandboxResult) -> str:
+    """The observation: stdout on success; otherwise raise ToolFailure with the exit reason, stdout and stderr.
+
+    It opens with the backend's label (landlock, degraded) and the notes on attachments left out.
+    """
+    label = "".join(line + "\n" for line in [LABELS[r.backend], *r.notes] if line)
     out = r.stdout
     if r.stdout_dropped:
         out += f"\n…[stdout truncated: {r.stdout_dropped} more bytes were printed]"
@@ -75,8 +66,8 @@ def format_result(r: SandboxResult, *, mode: Mode) -> str:
 
 
 def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
-    """Build `run_python`; strict mode requires working bubblewrap namespaces (checked once, cached)."""
-    mode = sandbox_mode(settings)
+    """Build `run_python` on the backend SANDBOX_MODE selects here (probed once, cached; see `modes.py`)."""
+    backend = choose_backend(settings)
     limits = Limits(cpu_seconds=max(1, math.ceil(settings.TOOL_TIMEOUT)), memory_mb=settings.SANDBOX_MEMORY_MB)
     wall = settings.TOOL_TIMEOUT
     output_cap = max(4 * settings.MAX_FILE_SIZE, 16_000)
@@ -99,9 +90,8 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
             raise ToolFailure("no code given: pass a complete Python program that print()s its result.", "bad_arguments")
         # Files read_file extracted from archives (or fetch_webpage downloaded) live in the workspace.
         ctx = ToolContext.of(config)
-        attachments = [str(p) for p in ctx.attachments] + [str(ctx.work.root)]
-        result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=attachments,
-                               mode=mode, output_cap=output_cap)
-        return format_result(result, mode=mode)
+        result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=[str(p) for p in ctx.attachments],
+                               workspace=str(ctx.work.root), backend=backend, output_cap=output_cap)
+        return format_result(result)
 
     return [run_python]
