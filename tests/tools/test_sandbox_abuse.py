@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,21 @@ def test_resource_attacks_end_with_a_clear_reason_and_no_leftovers(backend, name
     assert out.duration_s < 10
     assert wait_no_leftovers() == []
     assert body(run(backend=backend, code="print('still fine')")).strip() == "still fine"
+
+
+def test_a_fork_bomb_does_not_starve_a_concurrent_call(backend):
+    """Each call has its own process budget: a bomb running in one call leaves another call able to fork."""
+    bomb_result: dict[str, object] = {}
+    bomb = threading.Thread(target=lambda: bomb_result.update(out=run(backend=backend, code=RESOURCE_ATTACKS["fork_bomb"][0],
+                                                                      timeout=4)))
+    bomb.start()
+    try:
+        time.sleep(1.5)  # the bomb has used up its budget by now
+        out = run(backend=backend, code="import subprocess\nprint([subprocess.run(['true']).returncode for _ in range(20)])\n"
+                  "import multiprocessing as mp\nwith mp.Pool(4) as p:\n    print(sum(p.map(abs, range(-10, 0))))")
+    finally:
+        bomb.join()
+    assert out.ok, out.output
+    assert body(out).splitlines() == ["[" + ", ".join(["0"] * 20) + "]", "55"]
+    assert bomb_result["out"].error_kind == "timeout"
+    assert wait_no_leftovers() == []

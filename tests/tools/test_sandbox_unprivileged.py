@@ -1,0 +1,102 @@
+"""The app as an unprivileged user (as on a Docker Space): degraded refused, Landlock confines, environ unreadable.
+
+Run for real: the test (root) starts the app-side code as a uid of its own with `setpriv`, using a
+Python install that uid can read (the system one, with the venv's packages on sys.path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from config import PROJECT_ROOT
+from tools.sandbox.uids import lease
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+SITE = next((p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix)), "")
+
+
+def _usable() -> bool:
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not os.access(SYSTEM_PYTHON, os.X_OK):
+        return False
+    version = subprocess.run([SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+    return version.stdout.strip() == str(sys.version_info[:2]) and os.stat(SITE).st_mode & 0o005 == 0o005
+
+
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not _usable(), reason="needs root, setpriv and a system Python of the venv's version")]
+
+
+@pytest.fixture
+def uid():
+    held = lease()
+    yield held.uid
+    held.release()
+
+
+def _as(uid: int, *cmd: str, env: dict[str, str] | None = None, **kw) -> subprocess.Popen[str]:
+    prefix = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+    return subprocess.Popen(prefix + list(cmd), env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", **(env or {})},
+                            cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+@pytest.mark.parametrize("hardened", [False, True])
+def test_same_uid_process_reads_the_app_environment_only_when_not_hardened(uid, hardened):
+    boot = f"import sys; sys.path[:0] = [{SITE!r}, '.']\n"
+    boot += "from tools.hardening import make_non_dumpable; make_non_dumpable()\n" if hardened else ""
+    app = _as(uid, SYSTEM_PYTHON, "-c", boot + "print('ready', flush=True); import time; time.sleep(30)",
+              env={"OPENAI_API_KEY": "sk-app-secret-4711"})
+    try:
+        assert app.stdout.readline().strip() == "ready"
+        reader = _as(uid, "cat", f"/proc/{app.pid}/environ")
+        out, err = reader.communicate(timeout=10)
+        assert ("sk-app-secret-4711" in out) is not hardened, (out, err)
+    finally:
+        app.kill()
+        app.communicate()
+
+
+CODE = r"""
+import os, socket
+print("uid", os.getuid())
+for what, act in [("environ", lambda: open(f"/proc/{os.getppid()}/environ").read()),
+                  ("kill", lambda: os.kill(os.getppid(), 0)),
+                  ("net", lambda: socket.create_connection(("127.0.0.1", 9), timeout=1)),
+                  ("repo", lambda: open("config.py").read())]:
+    try:
+        act()
+        print(what, "ESCAPED")
+    except OSError as exc:
+        print(what, "blocked", type(exc).__name__)
+"""
+
+
+def _call_run_python(uid: int, mode: str) -> str:
+    script = (f"import sys; sys.path[:0] = [{SITE!r}, '.']\nfrom tools.__main__ import main\n"
+              f"sys.exit(main(['call', 'run_python', '--args-json', {json.dumps(json.dumps({'code': CODE}))}]))")
+    proc = _as(uid, SYSTEM_PYTHON, "-c", script, env={"SANDBOX_MODE": mode, "OPENAI_API_KEY": "sk-app-secret-4711",
+                                                     "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"})
+    out, err = proc.communicate(timeout=60)
+    return out + err
+
+
+def test_unprivileged_app_refuses_degraded(uid):
+    out = _call_run_python(uid, "degraded")
+    assert "run_python is unavailable" in out and "degraded is refused" in out
+    assert "sk-app-secret" not in out
+
+
+def test_unprivileged_app_confines_with_landlock(uid):
+    start = time.monotonic()
+    out = _call_run_python(uid, "landlock")
+    assert out.startswith("[sandbox: landlock+seccomp]"), out
+    assert f"uid {uid}" in out and "ESCAPED" not in out and "sk-app-secret" not in out
+    for what in ("environ", "kill", "net", "repo"):
+        assert f"{what} blocked" in out, out
+    assert time.monotonic() - start < 30
