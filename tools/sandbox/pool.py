@@ -15,7 +15,7 @@ import os
 import queue
 import threading
 from collections import OrderedDict
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 from tools.sandbox.launcher import files_of
 from tools.sandbox.spawn import Child

@@ -10,6 +10,7 @@ stdin writer are extra threads. Nothing the child prints is ever evaluated or un
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -83,10 +84,8 @@ def _writer(pipe: IO[bytes], data: bytes) -> None:
     except (BrokenPipeError, OSError, ValueError):
         pass  # the child died before reading its program; its exit status says why
     finally:
-        try:
+        with contextlib.suppress(OSError):
             pipe.close()
-        except OSError:
-            pass
 
 
 def clean(data: bytes) -> str:

@@ -8,6 +8,7 @@ a child can be started ahead of time as a warm spare (`pool.py`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -39,10 +40,8 @@ class Child:
 
     def kill(self) -> None:
         """SIGKILL the call's process group (bwrap: its PID namespace goes down with it)."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if self.backend == "degraded" and self.uid is not None:
             _kill_uid(self.uid)  # nothing keeps a degraded child in its group: sweep its uid
 
@@ -51,10 +50,8 @@ class Child:
         self.kill()
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if pipe is not None:
-                try:
+                with contextlib.suppress(OSError):
                     pipe.close()
-                except OSError:
-                    pass
         self.proc.wait()
         if self.lease is not None:
             self.lease.release()
