@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,10 @@ log = logging.getLogger(__name__)
 
 class LayoutError(ValueError):
     """The folder is not a readable GAIA split; the message names the file and what is wrong."""
+
+
+class UnsafeAttachment(LayoutError):
+    """A row's `file_name`/`file_path` names a file outside its split folder (`../`, an absolute path, a symlink out)."""
 
 
 @dataclass(frozen=True)
@@ -57,12 +62,40 @@ class GaiaSplit:
     rows: list[GaiaRow]
 
     def attachment_path(self, row: GaiaRow) -> Path | None:
-        """Absolute path of the row's attachment (where it should be, even when missing); None without one."""
+        """Absolute path of the row's attachment (where it should be, even when missing); None without one.
+
+        Raises UnsafeAttachment when the metadata points outside the split folder: an uploaded
+        `metadata.jsonl` is a visitor's input, and `../../etc/passwd` must not become an attachment.
+        """
         if not row.file_name:
             return None
         candidates = [self.dataset_root / row.file_path] if row.file_path else []
         candidates.append(self.split_dir / row.file_name)
-        return next((c for c in candidates if c.is_file()), candidates[0]).resolve()
+        for candidate in candidates:
+            self._check_inside(candidate, row)
+        chosen = next((c for c in candidates if c.is_file()), candidates[0])
+        # normpath, not resolve(): a hub snapshot's files are symlinks to hashed blobs, and tools need the real name.
+        return Path(os.path.normpath(chosen.absolute()))
+
+    def _check_inside(self, candidate: Path, row: GaiaRow) -> None:
+        split_dir = Path(os.path.normpath(self.split_dir.absolute()))
+        lexical = Path(os.path.normpath(candidate.absolute()))
+        inside = lexical != split_dir and lexical.is_relative_to(split_dir)
+        if inside and candidate.exists():
+            target = candidate.resolve()
+            inside = target.is_relative_to(split_dir.resolve()) or any(
+                target.is_relative_to(root) for root in self._blob_roots())
+        if not inside:
+            named = row.file_path or row.file_name
+            raise UnsafeAttachment(f"task {row.task_id}: attachment {named!r} is outside the split folder "
+                                   f"{self.split_dir.name}/; it is not opened")
+
+    def _blob_roots(self) -> list[Path]:
+        """Where a hub cache snapshot's symlinks point (`<repo>/blobs`), the one place outside the split allowed."""
+        snapshots = self.dataset_root.parent
+        if snapshots.name != "snapshots":
+            return []
+        return [(snapshots.parent / "blobs").resolve()]
 
 
 def text(value: Any) -> str:

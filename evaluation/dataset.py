@@ -6,6 +6,10 @@ The folder layout (`<root>/2023/<split>/metadata.parquet` or `metadata.jsonl`) i
 Missing attachments: a sample keeps the absolute path where its file should be (so a tool's error
 names it) and the problem is reported, never dropped silently: `Sample.attachment_missing`, the
 `missing_attachments` list of `SampleList`/`GAIADataset`, and a logged warning.
+
+Unsafe attachments: a `file_name`/`file_path` that resolves outside its split folder (`../../etc/passwd`,
+an absolute path, a symlink out) is never opened: the sample keeps no path, says why in
+`attachment_error`, is listed in `bad_attachments`, and the runners record it as failed unsolved.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings, get_settings
-from gaia_layout import GaiaRow, GaiaSplit, LayoutError, int_or_none, read_split, text
+from gaia_layout import GaiaRow, GaiaSplit, LayoutError, UnsafeAttachment, int_or_none, read_split, text
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +79,8 @@ class Sample:
     file_path: Path | None = None
     """Absolute path of the attachment; None when the task has none (it may be missing: see below)."""
     annotator: AnnotatorMetadata | None = None
+    attachment_error: str = ""
+    """Why the attachment the metadata names was refused (outside its split folder); '' when it was not."""
 
     @property
     def file_type(self) -> str:
@@ -97,23 +103,31 @@ class SampleList(list[Sample]):
 
     missing_attachments: list[str]
     """One line per task whose attachment file is missing: 'task_id: path'."""
+    bad_attachments: list[str]
+    """One line per task whose attachment path points outside its split folder (never opened)."""
 
-    def __init__(self, samples: Sequence[Sample] = (), missing: Sequence[str] = ()) -> None:
+    def __init__(self, samples: Sequence[Sample] = (), missing: Sequence[str] = (), bad: Sequence[str] = ()) -> None:
         super().__init__(samples)
         self.missing_attachments = list(missing)
+        self.bad_attachments = list(bad)
 
 
 def _sample(row: GaiaRow, split: GaiaSplit) -> Sample:
     if not row.task_id or row.level is None:
         raise DatasetError(f"Malformed GAIA row in {split.split_dir}: task_id={row.task_id!r}, Level={row.raw_level!r}")
+    try:
+        file_path, refused = split.attachment_path(row), ""
+    except UnsafeAttachment as exc:
+        file_path, refused = None, str(exc)
     return Sample(
         task_id=row.task_id,
         question=row.question,
         level=row.level,
         final_answer=row.final_answer,
         file_name=row.file_name,
-        file_path=split.attachment_path(row),
+        file_path=file_path,
         annotator=AnnotatorMetadata.from_raw(row.annotator),
+        attachment_error=refused,
     )
 
 
@@ -172,7 +186,10 @@ def load_split(
     missing = [f"{s.task_id}: {s.file_path}" for s in samples if s.attachment_missing]
     if missing:
         log.warning("%d GAIA attachment(s) missing in %s: %s", len(missing), gaia.split_dir, "; ".join(missing))
-    return SampleList(samples, missing)
+    bad = [s.attachment_error for s in samples if s.attachment_error]
+    if bad:
+        log.warning("%d GAIA attachment path(s) refused in %s: %s", len(bad), gaia.split_dir, "; ".join(bad))
+    return SampleList(samples, missing, bad)
 
 
 def statistics(samples: Sequence[Sample]) -> dict[str, Any]:
@@ -183,6 +200,7 @@ def statistics(samples: Sequence[Sample]) -> dict[str, Any]:
         "by_file_type": dict(Counter(s.file_type or "none" for s in samples).most_common()),
         "with_attachment": sum(bool(s.file_name) for s in samples),
         "missing_attachments": sum(s.attachment_missing for s in samples),
+        "bad_attachments": sum(bool(s.attachment_error) for s in samples),
         "with_answer": sum(s.has_answer for s in samples),
     }
 

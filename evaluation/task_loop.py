@@ -119,6 +119,9 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
 
 def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool) -> Solution:
     """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing."""
+    if sample.attachment_error:  # metadata pointing outside its split folder: nothing is opened or asked
+        return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
+                        error=f"bad attachment path: {sample.attachment_error}")
     file_path = str(sample.file_path) if sample.file_path else None
     try:
         return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag)

@@ -115,7 +115,7 @@ def test_statistics(tmp_path):
     assert stats["by_file_type"] == {"none": 2, "xlsx": 1, "py": 1, "csv": 1, "txt": 1}
     assert stats["with_attachment"] == 4 and stats["with_answer"] == 6
     assert statistics([]) == {"total": 0, "by_level": {}, "by_file_type": {}, "with_attachment": 0,
-                              "missing_attachments": 0, "with_answer": 0}
+                              "missing_attachments": 0, "bad_attachments": 0, "with_answer": 0}
 
 
 def test_gaia_dataset_seed_api(tmp_path):
