@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.answer import extract_answer, extract_final_answer
-    from agent.events import (AnswerExtracted, ErrorEvent, Event, IterationCap, ModelCall, RagLookup, Retry,
-                              RouteDecided, Solution, ToolCall, ToolResult, TraceEvent, event_from_dict)
+    from agent.events import (AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, IterationCap, ModelCall, RagLookup,
+                              Retry, RouteDecided, Solution, ToolCall, ToolResult, TraceEvent, event_from_dict)
     from agent.pipeline import Pipeline, default_pipeline, solve, stream
 
 _HOME = {
-    **dict.fromkeys(["AnswerExtracted", "ErrorEvent", "Event", "IterationCap", "ModelCall", "RagLookup", "Retry",
+    **dict.fromkeys(["AnswerExtracted", "ErrorEvent", "Event", "HistoryTrimmed", "IterationCap", "ModelCall",
+                     "RagLookup", "Retry",
                      "RouteDecided", "Solution", "ToolCall", "ToolResult", "TraceEvent", "event_from_dict"], "agent.events"),
     **dict.fromkeys(["extract_answer", "extract_final_answer"], "agent.answer"),
     **dict.fromkeys(["Pipeline", "default_pipeline", "solve", "stream"], "agent.pipeline"),

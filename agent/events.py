@@ -127,6 +127,17 @@ class IterationCap(Event):
 
 
 @dataclass(kw_only=True)
+class HistoryTrimmed(Event):
+    """Older chat turns were left out of the request (CHAT_HISTORY_MAX_TURNS / CHAT_HISTORY_MAX_CHARS)."""
+
+    kind: Literal["history_trimmed"] = field(default="history_trimmed", init=False)
+    kept: int
+    dropped: int
+    max_turns: int
+    max_chars: int
+
+
+@dataclass(kw_only=True)
 class AnswerExtracted(Event):
     """The final answer pulled out of the model's last message (or the RAG hit)."""
 
@@ -146,12 +157,14 @@ class ErrorEvent(Event):
     message: str
 
 
-TraceEvent = RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | AnswerExtracted | ErrorEvent
+TraceEvent = (RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | HistoryTrimmed
+              | AnswerExtracted | ErrorEvent)
 """Every event a run can yield: a union discriminated by `kind`, so renderers can `match` on the type."""
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__dataclass_fields__["kind"].default: cls  # type: ignore[misc]
-    for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, AnswerExtracted, ErrorEvent)
+    for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, HistoryTrimmed,
+                AnswerExtracted, ErrorEvent)
 }
 
 

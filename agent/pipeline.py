@@ -24,8 +24,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.graph.state import CompiledStateGraph
 
 from agent.answer import answer_from_messages
-from agent.events import AnswerExtracted, ErrorEvent, Event, ModelCall, Retry, Solution
+from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, ModelCall, Retry, Solution
 from agent.graph import build_graph, recursion_limit
+from agent.limits import question_too_long, trim_history
 from models.client import CallResult, Failure, OpenGate, RequestGate, build_chat_model, make_text_llm
 from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.router import decide
@@ -204,6 +205,9 @@ class Pipeline:
         if not (question or "").strip():
             yield ErrorEvent(elapsed_s=elapsed(), stage="input", message="The question is empty: ask something.")
             return
+        if (too_long := question_too_long(question, self.settings)) is not None:
+            yield ErrorEvent(elapsed_s=elapsed(), stage="limit", message=too_long)  # before any model request
+            return
         self.preload()
         parts, s = self._parts, self.settings
         assert parts.registry is not None and parts.graph is not None
@@ -230,7 +234,11 @@ class Pipeline:
             return
 
         instruction = decision.file_route.instruction if decision.file_route else None
-        messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *_history_messages(history),
+        trimmed = trim_history(history, s)
+        if trimmed.dropped:
+            yield HistoryTrimmed(elapsed_s=elapsed(), kept=len(trimmed.kept), dropped=trimmed.dropped,
+                                 max_turns=s.CHAT_HISTORY_MAX_TURNS, max_chars=s.CHAT_HISTORY_MAX_CHARS)
+        messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *_history_messages(trimmed.kept),
                                        HumanMessage(content=task_message(question, instruction, decision.rag_context))]
         inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         workspace = open_workspace(s, task_id or "run")

@@ -139,6 +139,12 @@ def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatM
     if kind == "iteration_cap":
         return [_step(f"⚠️ Iteration cap reached ({getattr(ev, 'iterations', '?')})",
                       "MAX_ITERATIONS reached: one last call without tools asks for the best answer.")]
+    if kind == "history_trimmed":
+        dropped, kept = getattr(ev, "dropped", 0), getattr(ev, "kept", 0)
+        return [_step(f"✂️ {dropped} older chat message(s) not sent to the model",
+                      f"Only the newest {kept} message(s) of the conversation went with this question "
+                      f"(at most {getattr(ev, 'max_turns', '?')} messages and {getattr(ev, 'max_chars', '?'):,} "
+                      "characters: CHAT_HISTORY_MAX_TURNS, CHAT_HISTORY_MAX_CHARS).")]
     if kind == "answer":
         return answer_messages(ev, answer_prefix)  # type: ignore[arg-type]
     if kind == "error":

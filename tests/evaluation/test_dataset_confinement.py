@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from config import load_settings
 from evaluation.checkpoint import Checkpoint
 from evaluation.dataset import load_split, statistics
 from evaluation.task_loop import ProgressTracker, TaskLoop
 from gaia_layout import UnsafeAttachment, read_split
-from config import load_settings
 
 
 def _split(tmp_path: Path, rows: list[dict], root: str = "gaia") -> Path:
