@@ -1,6 +1,7 @@
 """The Gradio app's building blocks: pure renderers (trace, tables, status) and per-tab logic.
 
-`app.py` wires these to components; nothing here holds per-request state at module level.
+`<tab>_tab.py` builders (one per tab) make the components and wire their events; `app.py` calls them.
+Nothing here holds per-request state at module level.
 """
 
 from ui.runtime import AgentUnavailable, Runtime

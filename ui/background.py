@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -37,7 +38,7 @@ class BatchControl:
         self.output_dir: str | None = None
         self.running = False
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "BatchControl":
+    def __deepcopy__(self, memo: dict[int, Any]) -> BatchControl:
         return BatchControl()
 
 

@@ -7,12 +7,14 @@ downloads. Stop sets the session's stop Event; Resume reruns with `resume=True` 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Literal, cast, get_args
 
 from config import Settings
 from evaluation.records import TaskRecord
@@ -21,7 +23,9 @@ from ui.runtime import AgentUnavailable, Runtime
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 
-SOURCES = ["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
+Source = Literal["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
+"""Where a batch's tasks come from (the form's radio labels, also the API's `source` values)."""
+SOURCES: tuple[Source, ...] = get_args(Source)
 LEVELS = ["All", "1", "2", "3"]
 DOWNLOADS = ("results.jsonl", "report.md", "details.jsonl", "summary.json")
 FOLDER_HELP = "Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl)."
@@ -33,7 +37,7 @@ ProgressFn = Callable[..., Any]
 class BatchRequest:
     """What the batch form asks for, validated."""
 
-    source: str
+    source: Source
     split: str = "validation"
     data_dir: str = ""
     level: int | None = None
@@ -106,10 +110,9 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
     else:
         summary = "(the runner wrote no report)"
     if summary_json.is_file():
-        try:
+        # A damaged summary.json: the report below still says what there is.
+        with contextlib.suppress(ValueError, AttributeError):
             status += "  \n" + run_summary(json.loads(summary_json.read_text(encoding="utf-8")))
-        except (ValueError, AttributeError):
-            pass  # a damaged summary.json: the report below still says what there is
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
     return BatchView(status=status, rows=record_rows(records), summary=summary,
@@ -182,10 +185,7 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
             final = list(result.records) or records
             selected = (result.summary.get("meta") or {}).get("tasks_selected") or len(final)
             line = _line_from_records(final, int(selected))
-            if result.stopped:
-                line = "⏹️ " + line + " — stopped (press Resume to continue)"
-            else:
-                line = "🏁 " + line
+            line = "⏹️ " + line + " — stopped (press Resume to continue)" if result.stopped else "🏁 " + line
             yield finished_view(Path(result.output_dir), final, line)
             return
         if getattr(item, "last", None) is not None:
@@ -307,7 +307,7 @@ def make_request(source: str, split: str, data_dir: str, level: Any, max_samples
     if level_text not in LEVELS:
         raise FormError(f"Level must be one of {', '.join(LEVELS)}, not {level!r}.")
     max_n = _number(max_samples, "Max samples", int, 0)
-    return BatchRequest(source=source, split=split, data_dir=(data_dir or "").strip(), level=parse_level(level_text),
+    return BatchRequest(source=cast(Source, source), split=split, data_dir=(data_dir or "").strip(), level=parse_level(level_text),
                         max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
                         concurrency=_number(concurrency, "Concurrency", int, 1),
                         question_delay=_number(question_delay, "Delay between task starts", float, 0),

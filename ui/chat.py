@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import gradio as gr
 
+from agent.events import ErrorEvent, Event
 from ui.chat_history import history_turns, latest_file, message_input
 from ui.runtime import AgentUnavailable, Runtime
 from ui.trace_view import render_trace
-
-if TYPE_CHECKING:
-    from agent.events import Event
 
 
 def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
@@ -34,8 +33,6 @@ def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
     except AgentUnavailable as exc:
         yield [gr.ChatMessage(role="assistant", content=f"❌ {exc}")]
         return
-    from agent.events import ErrorEvent  # loaded by the pipeline already
-
     events: list[Event] = []
     try:
         for event in pipeline.stream(text, file_path=file, history=history_turns(history), use_rag=use_rag):

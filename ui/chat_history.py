@@ -7,8 +7,9 @@ Tool steps are left out: the next turn needs what was asked and answered, not th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 
 def _file_path(part: Any) -> str | None:

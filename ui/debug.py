@@ -9,16 +9,15 @@ from __future__ import annotations
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any
 
 import gradio as gr
 
+from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
 from ui.runtime import AgentUnavailable, Runtime
 from ui.trace_view import clip, question_message, render_trace, verdict_message
-
-if TYPE_CHECKING:
-    from agent.events import Event, Solution
 
 AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
 """(trace messages, final answer, verdict Markdown, path of the JSONL trace)."""
@@ -71,7 +70,6 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     except AgentUnavailable as exc:
         yield head + [gr.ChatMessage(role="assistant", content=f"❌ {exc}")], "", "", None
         return
-    from agent.events import ErrorEvent, Solution  # loaded by the pipeline already: no start-up cost here
 
     task_id = getattr(task, "task_id", None)
     events: list[Event] = []
@@ -79,8 +77,8 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     try:
         for event in pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag):
             events.append(event)
-            if event.kind == "answer":
-                answer = event.answer  # type: ignore[attr-defined]
+            if isinstance(event, AnswerExtracted):
+                answer = event.answer
             yield head + render_trace(events), answer, "", None
     except Exception as exc:  # noqa: BLE001 - the trace so far stays visible with the failure under it
         events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}",
@@ -88,7 +86,7 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
     messages = head + render_trace(events)
     verdict = ""
-    expected = getattr(task, "final_answer", None)
+    expected = str(getattr(task, "final_answer", ""))
     if task is not None and getattr(task, "has_answer", False):
         from evaluation.scorer import official_scorer
 

@@ -7,12 +7,24 @@ tool call shows a spinner until its result arrives and two sessions can never sh
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gradio as gr
+from gradio.components.chatbot import MetadataDict
 
-if TYPE_CHECKING:  # `import agent` loads langchain; the app imports this module before the preload ran
-    from agent.events import AnswerExtracted, Event, ModelCall, RagLookup, Retry, RouteDecided, ToolCall, ToolResult
+from agent.events import (
+    AnswerExtracted,
+    ErrorEvent,
+    Event,
+    IterationCap,
+    ModelCall,
+    RagLookup,
+    Retry,
+    RouteDecided,
+    ToolCall,
+    ToolResult,
+)
 
 MAX_SHOWN = 3000
 """Characters of a tool output or model message shown in one step (the JSONL trace keeps everything)."""
@@ -35,12 +47,12 @@ def _fence(text: str, lang: str = "") -> str:
 
 def _step(title: str, content: str, *, duration: float | None = None, pending: bool = False,
           log: str | None = None) -> gr.ChatMessage:
-    meta: dict[str, Any] = {"title": title, "status": "pending" if pending else "done"}
+    meta: MetadataDict = {"title": title, "status": "pending" if pending else "done"}
     if duration is not None:
         meta["duration"] = round(float(duration), 2)
     if log:
         meta["log"] = log
-    return gr.ChatMessage(role="assistant", content=content or "(empty)", metadata=meta)  # type: ignore[arg-type]
+    return gr.ChatMessage(role="assistant", content=content or "(empty)", metadata=meta)
 
 
 def route_message(ev: RouteDecided) -> gr.ChatMessage:
@@ -72,7 +84,7 @@ def rag_message(ev: RagLookup) -> gr.ChatMessage:
 
 def model_message(ev: ModelCall) -> gr.ChatMessage:
     """One model request: tokens, latency, what it said and which tools it asked for."""
-    purpose = getattr(ev, "purpose", "agent")
+    purpose = ev.purpose
     if purpose != "agent":
         label = f"helper model call ({purpose})"
     else:
@@ -123,34 +135,30 @@ def answer_messages(ev: AnswerExtracted, prefix: str = ANSWER_PREFIX) -> list[gr
 
 
 def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
-    """Messages for one event that does not need pairing (everything but tool calls/results).
-
-    Dispatches on the event's `kind`, so the trace module need not import the agent package.
-    """
-    kind = ev.kind
-    if kind == "route":
-        return [route_message(ev)]  # type: ignore[arg-type]
-    if kind == "rag_lookup":
-        return [rag_message(ev)]  # type: ignore[arg-type]
-    if kind == "model_call":
-        return [model_message(ev)]  # type: ignore[arg-type]
-    if kind == "retry":
-        return [retry_message(ev)]  # type: ignore[arg-type]
-    if kind == "iteration_cap":
-        return [_step(f"⚠️ Iteration cap reached ({getattr(ev, 'iterations', '?')})",
-                      "MAX_ITERATIONS reached: one last call without tools asks for the best answer.")]
-    if kind == "history_trimmed":
-        dropped, kept = getattr(ev, "dropped", 0), getattr(ev, "kept", 0)
-        return [_step(f"✂️ {dropped} older chat message(s) not sent to the model",
-                      f"Only the newest {kept} message(s) of the conversation went with this question "
-                      f"(at most {getattr(ev, 'max_turns', '?')} messages and {getattr(ev, 'max_chars', '?'):,} "
-                      "characters: CHAT_HISTORY_MAX_TURNS, CHAT_HISTORY_MAX_CHARS).")]
-    if kind == "answer":
-        return answer_messages(ev, answer_prefix)  # type: ignore[arg-type]
-    if kind == "error":
-        return [gr.ChatMessage(role="assistant",
-                               content=f"❌ **Error ({getattr(ev, 'stage', '?')}):** {getattr(ev, 'message', '')}")]
-    return [_step(f"• {kind}", _fence(ev.to_json(), "json"))]
+    """Messages for one event that does not need pairing (everything but tool calls/results)."""
+    match ev:
+        case RouteDecided():
+            return [route_message(ev)]
+        case RagLookup():
+            return [rag_message(ev)]
+        case ModelCall():
+            return [model_message(ev)]
+        case Retry():
+            return [retry_message(ev)]
+        case IterationCap():
+            return [_step(f"⚠️ Iteration cap reached ({ev.iterations})",
+                          "MAX_ITERATIONS reached: one last call without tools asks for the best answer.")]
+        case HistoryTrimmed():
+            return [_step(f"✂️ {ev.dropped} older chat message(s) not sent to the model",
+                          f"Only the newest {ev.kept} message(s) of the conversation went with this question "
+                          f"(at most {ev.max_turns} messages and {ev.max_chars:,} "
+                          "characters: CHAT_HISTORY_MAX_TURNS, CHAT_HISTORY_MAX_CHARS).")]
+        case AnswerExtracted():
+            return answer_messages(ev, answer_prefix)
+        case ErrorEvent():
+            return [gr.ChatMessage(role="assistant", content=f"❌ **Error ({ev.stage}):** {ev.message}")]
+        case _:
+            return [_step(f"• {type(ev).__name__}", _fence(ev.to_json(), "json"))]
 
 
 def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
@@ -161,17 +169,17 @@ def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) ->
     messages: list[gr.ChatMessage] = []
     open_calls: dict[str, tuple[int, ToolCall]] = {}
     for ev in events:
-        if ev.kind == "tool_call":
-            open_calls[ev.call_id] = (len(messages), ev)  # type: ignore[attr-defined]
-            messages.append(tool_message(ev, None))  # type: ignore[arg-type]
-        elif ev.kind == "tool_result":
-            if ev.call_id in open_calls:  # type: ignore[attr-defined]
-                index, call = open_calls.pop(ev.call_id)  # type: ignore[attr-defined]
-                messages[index] = tool_message(call, ev)  # type: ignore[arg-type]
-            else:
-                messages.append(tool_message(None, ev))  # type: ignore[arg-type]
-        else:
-            messages.extend(render_event(ev, answer_prefix))
+        match ev:
+            case ToolCall():
+                open_calls[ev.call_id] = (len(messages), ev)
+                messages.append(tool_message(ev, None))
+            case ToolResult() if ev.call_id in open_calls:
+                index, call = open_calls.pop(ev.call_id)
+                messages[index] = tool_message(call, ev)
+            case ToolResult():
+                messages.append(tool_message(None, ev))
+            case _:
+                messages.extend(render_event(ev, answer_prefix))
     return messages
 
 

@@ -1,0 +1,104 @@
+"""The "Batch evaluation" tab: the run form, live progress and results, the report, and run comparison."""
+
+from __future__ import annotations
+
+import gradio as gr
+from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
+
+from config import Settings
+from ui.background import BatchControl
+from ui.batch import LEVELS, SOURCES, BatchView, FormError, compare, list_runs, make_request, run_stream
+from ui.runtime import Runtime
+from ui.tables import RESULT_HEADERS
+
+
+def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> None:
+    """The tab's components and their events (inside `demo`, which also lists the runs on page load)."""
+    with gr.Tab("📊 Batch evaluation", id="batch"):
+        control = gr.State(BatchControl())  # per session (copies start fresh): stop flag, resumable run folder
+        with gr.Row():
+            with gr.Column():
+                source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Source")
+                with gr.Row():
+                    split = gr.Dropdown(["validation", "test"], value="validation", label="Split")
+                    level = gr.Dropdown(LEVELS, value="All", label="Level")
+                    max_samples = gr.Number(value=0, precision=0, minimum=0, label="Max samples (0 = all)",
+                                            elem_id="max-samples")
+                data_dir = gr.Textbox(label="Local GAIA folder", placeholder="/path/to/GAIA", elem_id="data-dir")
+                task_ids = gr.Textbox(label="Task ids (optional, comma or space separated)")
+            with gr.Column():
+                with gr.Row():
+                    concurrency = gr.Slider(1, 16, value=min(settings.BATCH_CONCURRENCY, 16), step=1,
+                                            label="Concurrency", elem_id="concurrency")
+                    delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, minimum=0,
+                                      label="Delay between task starts (s)", elem_id="delay")
+                batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                if on_space():
+                    gr.LoginButton()
+                username = gr.Textbox(label="Hugging Face username (scoring API; not needed when signed in)"
+                                      if on_space() else "Hugging Face username (scoring API)")
+                with gr.Row():
+                    run_btn = gr.Button("▶ Run", variant="primary", elem_id="run-btn")
+                    halt_btn = gr.Button("■ Stop", variant="stop", elem_id="halt-btn")
+                    resume_btn = gr.Button("↻ Resume", elem_id="resume-btn")
+        # Not an output of the run: gradio hides the progress bar of outputs once values stream in.
+        progress_box = gr.Markdown("**Progress**", elem_id="batch-progress", min_height=90, container=True)
+        batch_status = gr.Markdown("Choose the tasks and press Run.", elem_id="batch-status", label="Status")
+        table = gr.Dataframe(headers=RESULT_HEADERS, interactive=False, label="Results", elem_id="results",
+                             max_height=420)
+        with gr.Row():
+            chart = gr.Image(label="Accuracy", type="filepath", height=300, interactive=False)
+            downloads = gr.File(label="Downloads", file_count="multiple", interactive=False)
+        with gr.Accordion("Report (report.md)", open=False):
+            summary = gr.Markdown("The run's report appears here when it ends.", elem_id="report", label="Report")
+        with gr.Accordion("Compare two runs", open=False):
+            with gr.Row():
+                run_a = gr.Dropdown(choices=[], label="Run A (before)", allow_custom_value=True)
+                run_b = gr.Dropdown(choices=[], label="Run B (after)", allow_custom_value=True)
+            with gr.Row():
+                refresh_btn = gr.Button("Refresh run list")
+                compare_btn = gr.Button("Compare")
+            comparison = gr.Markdown(label="Comparison")
+
+    def batch_views(form, control_state, profile, progress, resume):
+        *fields, username = form
+        name = profile.username if profile is not None else username
+        try:
+            req = make_request(*fields, name)
+        except FormError as exc:
+            yield BatchView(status=f"❌ {exc}").as_tuple()
+            return
+        for view in run_stream(runtime, req, control_state, resume=resume, progress=progress):
+            yield view.as_tuple()
+
+    # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
+    def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+                 username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+        yield from batch_views(form, control_state, profile, progress, resume=False)
+
+    def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+               username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+        yield from batch_views(form, control_state, profile, progress, resume=True)
+
+    def halt(control_state):
+        if not control_state.running:
+            return "No run is going in this session."
+        control_state.stop.set()
+        return "⏹️ Stopping: no new task starts; running tasks finish and are checkpointed. Resume continues."
+
+    def runs():
+        found = list_runs(settings)
+        return gr.Dropdown(choices=found), gr.Dropdown(choices=found)
+
+    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, control]
+    outputs = [batch_status, table, summary, chart, downloads]
+    run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=2,
+                  show_progress_on=[progress_box])
+    resume_btn.click(resume, form, outputs, api_name="resume", concurrency_id="batch", concurrency_limit=2,
+                     show_progress_on=[progress_box])
+    halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
+    refresh_btn.click(runs, None, [run_a, run_b], api_visibility="private", queue=False)
+    demo.load(runs, None, [run_a, run_b], api_visibility="private", queue=False)
+    compare_btn.click(compare, [run_a, run_b], comparison, api_name="compare", concurrency_id="light")
