@@ -1,8 +1,9 @@
 """GAIA agent harness — the Gradio app: debug one question, evaluate a batch, chat.
 
 Wiring only: one builder per tab (`ui/<tab>_tab.py`, each wiring its own events) whose handlers call
-the one pipeline (`stream()`) and the evaluation runner. The server answers HTTP at once; the agent (LLM client, graph, embeddings, tool
-checks) loads in a background thread (`ui.runtime.Runtime`) and the header says what is ready.
+the one pipeline (`stream()`) and the evaluation runner. The server answers HTTP at once; the agent
+(LLM client, graph, embeddings, tool checks) loads in a background thread (`ui.runtime.Runtime`) and
+the header says what is ready.
 Heavy libraries are imported there, never on this module's import path.
 
     python app.py            # serves on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (0.0.0.0:7860)
