@@ -1,11 +1,16 @@
-"""The one rate-aware limiter a batch shares: smooth request spacing, a common pause on 429, recovery.
+"""The one rate-aware limiter a batch shares: the provider's budgets, smooth spacing, a common pause on 429.
 
-Every model request of every concurrent task asks `acquire()` first (the agent's LLM client does, via
-the `RequestGate` protocol), so the whole batch speaks to the provider at one controlled pace:
+Every model request of every concurrent task asks `acquire(estimated_tokens)` first (the model client
+does, via the `RequestGate` protocol), so the whole batch speaks to the provider at one controlled pace:
 
-- **known limit** (`LLM_REQUESTS_PER_MINUTE` > 0): requests start one `60/rpm` interval apart (plus a
-  small safety margin), never in bursts, so a provider that enforces its limit as a steady rate
-  (many quantise a per-minute limit into seconds) is never exceeded;
+- **the provider's headers** (`x-ratelimit-{limit,remaining,reset}-{requests,tokens}`) when it sends
+  them: each answer syncs a request budget and a token budget (`evaluation.budget.Bucket`) to what
+  the provider counted, so the batch uses exactly the burst and the refill it announces;
+- **known limit** (`LLM_REQUESTS_PER_MINUTE` > 0), no headers: requests start one `60/rpm` interval
+  apart (plus a small safety margin), never in bursts;
+- **tokens per minute** (`LLM_TOKENS_PER_MINUTE`, or learnt from headers or a 429's message): a
+  request is admitted only when its estimated prompt tokens (plus the usual completion) fit the
+  budget, and the budget is corrected by the usage each answer reports;
 - **unknown limit**: requests go as fast as tasks produce them until the first 429; the interval is
   then set from the pace at which the latest requests got through (time spent waiting for a
   per-minute quota to reset left out), or from a short Retry-After when nothing was measured yet,
@@ -19,13 +24,18 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Literal
 
 from config import Settings
+from evaluation.budget import Bucket, Ticket, Tickets
+from models.ratelimit_headers import Kind, budget, limit_from_message
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
+
+Pacing = Literal["headers", "known", "adaptive"]
 
 
 class RunStopped(RuntimeError):
@@ -42,6 +52,28 @@ class LimiterStats:
     waited_s: float
     interval_s: float
     known_rpm: float
+    pacing: Pacing = "adaptive"
+    """What set the pace last: the provider's headers, the configured rpm, or 429s."""
+    requests_per_minute: float | None = None
+    """The request ceiling as known (configured or announced); None when only 429s told."""
+    tokens_per_minute: float | None = None
+    tokens: int = 0
+    """Tokens the provider counted (prompt + completion) over the answered requests."""
+    span_s: float = 0.0
+    """From the first admission to the end (the time the ceiling could have been used)."""
+    tail_s: float | None = None
+    """From the last model answer to the end."""
+
+    def ceiling(self) -> dict[str, float | None]:
+        """Achieved fraction of the request and token ceilings over `span_s` (None when a ceiling is unknown)."""
+        def fraction(used: float, per_minute: float | None) -> float | None:
+            if not per_minute or self.span_s <= 0:
+                return None
+            return round(used / (per_minute / 60.0 * self.span_s), 3)
+
+        return {"requests_fraction": fraction(self.successes, self.requests_per_minute),
+                "tokens_fraction": fraction(self.tokens, self.tokens_per_minute),
+                "limiter_wait_s": self.waited_s, "tail_s": self.tail_s, "span_s": self.span_s}
 
 
 class RateLimiter:
@@ -53,16 +85,23 @@ class RateLimiter:
     """How many of the latest successes measure the pace the provider allows."""
     RESET_S = 10.0
     """A Retry-After longer than this is a quota reset (a per-minute window refilling), not a pace."""
+    TOKEN_BURST_S = 1.0
+    """Without headers, a configured or learnt token budget is assumed to let one second's worth through at once."""
 
-    def __init__(self, requests_per_minute: float = 0.0, *, safety: float = 0.02, no_hint_pause: float = 10.0,
-                 recovery: float = 0.01, calm_s: float = 2.0, stop: threading.Event | None = None,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None) -> None:
-        """`safety` widens the known interval a little (clock jitter); `recovery` is the fraction the interval
+    def __init__(self, requests_per_minute: float = 0.0, *, tokens_per_minute: float = 0.0, safety: float = 0.02,
+                 no_hint_pause: float = 10.0, recovery: float = 0.01, calm_s: float = 2.0,
+                 stop: threading.Event | None = None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] | None = None) -> None:
+        """Limits as configured (0 = unknown); the rest tunes the pacing.
+
+        `safety` widens the known interval a little (clock jitter); `recovery` is the fraction the interval
         shrinks per success once `calm_s` seconds passed without a 429; `no_hint_pause` is the common pause
-        when a 429 carries no Retry-After."""
-        if requests_per_minute < 0:
-            raise ValueError("requests_per_minute must be >= 0 (0 = unknown)")
+        when a 429 carries no Retry-After.
+        """
+        if requests_per_minute < 0 or tokens_per_minute < 0:
+            raise ValueError("requests_per_minute and tokens_per_minute must be >= 0 (0 = unknown)")
         self.known_rpm = float(requests_per_minute)
+        self._safety = safety
         self._floor = 60.0 / requests_per_minute * (1.0 + safety) if requests_per_minute > 0 else 0.0
         self._interval = self._floor
         self._no_hint_pause = no_hint_pause
@@ -76,73 +115,92 @@ class RateLimiter:
         self._paused_until = float("-inf")
         self._episode_until = float("-inf")
         self._last_limited = float("-inf")
-        self._epoch = 0
         self._started: float | None = None
+        self._last_answer: float | None = None
         self._successes: deque[float] = deque()
         self._resets: deque[tuple[float, float]] = deque()
-        self._admitted = self._n_success = self._n_limited = 0
+        self._admitted = self._n_success = self._n_limited = self._tokens_used = 0
         self._waited = 0.0
+        self._requests = Bucket(safety=safety / 2)
+        token_rate = tokens_per_minute / 60.0
+        self._tokens = Bucket(token_rate, token_rate * self.TOKEN_BURST_S, safety=safety / 2)
+        self._completion_mean = 0.0
+        self._tickets = Tickets()
+        self._local = threading.local()
+        self._pacing: Pacing = "known" if requests_per_minute > 0 else "adaptive"
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> "RateLimiter":
-        """The limiter a batch uses: the configured rpm (0 = adaptive) and the configured backoff."""
-        return cls(settings.LLM_REQUESTS_PER_MINUTE, no_hint_pause=settings.RATE_LIMIT_RETRY_BASE_DELAY, stop=stop)
+    def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> RateLimiter:
+        """The limiter a batch uses: the configured rpm and tpm (0 = learn them) and the configured backoff."""
+        return cls(settings.LLM_REQUESTS_PER_MINUTE, tokens_per_minute=settings.LLM_TOKENS_PER_MINUTE,
+                   no_hint_pause=settings.RATE_LIMIT_RETRY_BASE_DELAY, stop=stop)
 
     # -- RequestGate ------------------------------------------------------------------------------
     def acquire(self, estimated_tokens: int = 0) -> None:
-        """Block until this request's slot; a 429 arriving meanwhile sends it behind the common pause."""
+        """Block until this request fits every known budget and spacing; a 429 meanwhile sends it behind the pause."""
+        tokens = float(estimated_tokens) + self._completion_mean if estimated_tokens else 0.0
+        first: float | None = None
         while True:
             self._check_stop()
             with self._lock:
                 now = self._clock()
                 if self._started is None:
                     self._started = now
-                slot = max(now, self._next_at, self._paused_until)
-                self._next_at = slot + self._interval
-                epoch = self._epoch
-            if slot > now:
-                self._wait(slot - now)
-            with self._lock:
-                if self._epoch == epoch:
+                first = now if first is None else first
+                slot = max(now, self._next_at, self._paused_until,
+                           self._requests.ready_at(1.0, now), self._tokens.ready_at(tokens, now))
+                if slot <= now + 1e-6:
+                    # Waiters re-check on waking: an answer or a 429 may have moved the budgets meanwhile.
+                    self._requests.take(1.0, now)
+                    self._tokens.take(tokens, now)
+                    self._next_at = max(self._next_at, now) + self._interval
                     self._admitted += 1
-                    self._waited += max(0.0, self._clock() - now)
+                    self._waited += now - first
+                    self._local.ticket = self._tickets.add(now, 1.0, tokens)
                     return
+            self._wait(slot - now)
 
     def on_success(self, info: ResponseInfo | None = None) -> None:
-        """A request went through: count it, and speed up a little if no 429 came recently."""
+        """A request went through: count it and its tokens, sync to the provider's headers, speed up if calm."""
         with self._lock:
             now = self._clock()
             self._n_success += 1
+            self._last_answer = now
             self._successes.append(now)
             self._trim(now)
+            ticket = self._take_ticket()
+            if info is not None:
+                self._account_tokens(info, ticket, now)
+                if ticket is not None:
+                    self._apply_headers(info, ticket, now)
             if now - self._last_limited >= self._calm_s and self._interval > self._floor:
                 self._interval = max(self._floor, self._interval * (1.0 - self._recovery))
 
     def on_rate_limited(self, retry_after: float | None, info: ResponseInfo | None = None) -> None:
-        """A 429: everyone pauses until Retry-After, and (once per episode) the interval widens."""
+        """A 429: everyone pauses until Retry-After; the budgets follow the provider's numbers, if any.
+
+        Without numbers, the interval widens (once per episode).
+        """
         with self._lock:
             now = self._clock()
             self._n_limited += 1
             self._last_limited = now
+            ticket = self._take_ticket()
+            explained = False
+            if ticket is not None:  # refused: the provider never counted it
+                self._requests.refund(ticket.requests, now)
+                self._tokens.refund(ticket.tokens, now)
+                self._tickets.forget(ticket)
+                if info is not None:
+                    explained = self._apply_headers(info, ticket, now) | self._apply_notice(info, ticket, now)
             pause = max(0.0, retry_after if retry_after is not None else self._no_hint_pause)
             self._paused_until = max(self._paused_until, now + pause)
             if pause > self.RESET_S:
                 self._resets.append((now, now + pause))
-            if now >= self._episode_until:
-                # 429s of requests already in flight belong to this same episode: slow down once, to a
-                # little under the pace that got through; knowing nothing yet, to the server's short
-                # Retry-After (a steady-rate limit's spacing), else to half speed.
-                achieved = self._achieved_interval(now)
-                if achieved is not None:
-                    widened = achieved * 1.05
-                elif retry_after is not None and 0 < retry_after <= self.RESET_S:
-                    widened = retry_after
-                else:
-                    widened = self._interval * 1.5
-                self._interval = max(self._floor, self._interval * 1.05, widened, 0.01)
+            if now >= self._episode_until and not explained:
+                self._widen(now, retry_after)
             self._episode_until = self._paused_until + self._interval
             self._next_at = self._paused_until
-            self._epoch += 1
 
     # -- introspection ----------------------------------------------------------------------------
     @property
@@ -151,15 +209,102 @@ class RateLimiter:
         return self._interval
 
     def stats(self) -> LimiterStats:
-        """Counters since the limiter was made."""
+        """Counters since the limiter was made; span and tail end now."""
         with self._lock:
+            now = self._clock()
+            rpm = self._requests.rate * 60.0 if self._requests.known else (self.known_rpm or None)
+            tpm = self._tokens.rate * 60.0 if self._tokens.known else None
+            span = now - self._started if self._started is not None else 0.0
+            tail = now - self._last_answer if self._last_answer is not None else None
             return LimiterStats(self._admitted, self._n_success, self._n_limited, round(self._waited, 3),
-                                round(self._interval, 4), self.known_rpm)
+                                round(self._interval, 4), self.known_rpm, self._pacing,
+                                round(rpm, 3) if rpm else None, round(tpm, 1) if tpm else None, self._tokens_used,
+                                round(span, 3), None if tail is None else round(tail, 3))
 
     # -- internals --------------------------------------------------------------------------------
+    def _take_ticket(self) -> Ticket | None:
+        ticket = getattr(self._local, "ticket", None)
+        self._local.ticket = None
+        return ticket
+
+    def _account_tokens(self, info: ResponseInfo, ticket: Ticket | None, now: float) -> None:
+        counted = info.prompt_tokens + info.completion_tokens
+        if counted <= 0:
+            self._tokens_used += int(ticket.tokens) if ticket is not None else 0
+            return
+        self._tokens_used += counted
+        self._completion_mean = 0.8 * self._completion_mean + 0.2 * info.completion_tokens if self._n_success > 1 \
+            else float(info.completion_tokens)
+        if ticket is not None:
+            self._tokens.refund(ticket.tokens - counted, now)  # what the estimate missed (or overshot)
+            ticket.tokens = float(counted)
+
+    def _apply_headers(self, info: ResponseInfo, ticket: Ticket, now: float) -> bool:
+        """Sync both budgets to `x-ratelimit-*`; True when the provider announced any."""
+        later_requests, later_tokens = self._tickets.after(ticket)
+        found = False
+        budgets: tuple[tuple[Kind, Bucket, float, float], ...] = (
+            ("requests", self._requests, 1.0, later_requests), ("tokens", self._tokens, ticket.tokens, later_tokens))
+        for kind, bucket, cost, later in budgets:
+            announced = budget(info.headers, kind)
+            if announced is None:
+                continue
+            found = True
+            rate = announced.rate_per_s
+            if rate:
+                seen = (announced.remaining or 0.0) + cost  # the level before this request took its share
+                capacity = max(bucket.capacity if bucket.synced else 0.0, seen, 1.0)
+                bucket.learn(rate, min(capacity, announced.limit or capacity), now)
+                if kind == "requests":  # the provider's own numbers replace spacing guesses
+                    self._floor = self._interval = 0.0
+                    self._pacing = "headers"
+            if announced.remaining is not None:
+                level = announced.remaining
+                if announced.reset_s is not None and bucket.known:
+                    # "until full" in ms pins down the fraction the whole-number remaining rounds away
+                    precise = bucket.capacity - announced.reset_s * bucket.rate
+                    if announced.remaining - 0.01 <= precise < announced.remaining + 1:
+                        level = precise
+                bucket.sync(level, ticket, later, now)
+        return found
+
+    def _apply_notice(self, info: ResponseInfo, ticket: Ticket, now: float) -> bool:
+        """Learn a limit a 429's message names; True when it named one."""
+        notice = limit_from_message(info.message)
+        if notice is None:
+            return False
+        if notice.kind == "tokens":
+            if not self._tokens.known:
+                self._tokens.learn(notice.rate_per_s, max(notice.rate_per_s * self.TOKEN_BURST_S, ticket.tokens), now)
+            if notice.remaining is not None:
+                later = self._tickets.after(ticket)[1]
+                self._tokens.sync(notice.remaining, ticket, later, now)
+        elif not self._requests.known:
+            self._floor = max(self._floor, 1.0 / notice.rate_per_s * (1.0 + self._safety))
+            self._interval = max(self._interval, self._floor)
+            self._pacing = "known"
+        return True
+
+    def _widen(self, now: float, retry_after: float | None) -> None:
+        """Slow down once per episode (429s of requests already in flight belong to the same one).
+
+        To a little under the pace that got through; knowing nothing yet, to the server's short Retry-After (a steady-rate
+        limit's spacing), else to half speed.
+        """
+        achieved = self._achieved_interval(now)
+        if achieved is not None:
+            widened = achieved * 1.05
+        elif retry_after is not None and 0 < retry_after <= self.RESET_S:
+            widened = retry_after
+        else:
+            widened = self._interval * 1.5
+        self._interval = max(self._floor, self._interval * 1.05, widened, 0.01)
+
     def _achieved_interval(self, now: float) -> float | None:
-        """Mean gap between the latest successes (up to RECENT of them, within the last minute): the pace the
-        provider let through just before it said no. None when too few requests got through to tell."""
+        """Mean gap between the latest successes (up to RECENT of them, within the last minute).
+
+        The pace the provider let through just before it said no. None when too few requests got through to tell.
+        """
         self._trim(now)
         count = min(len(self._successes), self.RECENT)
         if count < 3:

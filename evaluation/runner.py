@@ -27,6 +27,7 @@ from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, sessi
 from evaluation.dataset import Sample, load_split
 from evaluation.limiter import RateLimiter, StartSpacer
 from evaluation.outputs import write_outputs
+from evaluation.ordering import plan_order, recorded_durations
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
 from evaluation.scorer import Scorer, official_scorer
@@ -152,7 +153,7 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
         record = loaded.records.get(task_id)
         return record is not None and not (config.retry_errors and record.error)
 
-    todo = [s for s in unique if not kept(s.task_id)]
+    todo = plan_order([s for s in unique if not kept(s.task_id)], concurrency, recorded_durations(out, config.split))
     previous = [loaded.records[s.task_id] for s in unique if kept(s.task_id)]
     stop = stop or threading.Event()
     limiter = RateLimiter.from_settings(settings, stop=stop)
@@ -190,6 +191,7 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
     if limiter is not None:
         stats = limiter.stats()
         meta["rate_limited_429"], meta["limiter_wait_s"] = stats.rate_limited, stats.waited_s
+        meta["pacing"], meta["ceiling"] = stats.pacing, stats.ceiling()
     summary = summarize(records, elapsed_s=session_wall_time(loaded.sessions), meta=meta)
     summary["submission_check"] = {"checked": True, "split": config.split, "problems": problems}
     write_outputs(out, records, summary, guide_for_model=settings.MODEL_NAME)

@@ -20,6 +20,8 @@ from langchain_core.runnables import Runnable
 from langchain_openai import ChatOpenAI
 
 from models.messages import message_text
+from models.ratelimit_headers import lower_headers
+from models.token_estimate import ESTIMATOR
 from config import Settings, redact
 
 
@@ -33,6 +35,8 @@ class ResponseInfo:
     completion_tokens: int = 0
     estimated_prompt_tokens: int = 0
     """The estimate the request was admitted with (so the gate can correct its budget)."""
+    message: str = ""
+    """A refusal's error text (providers name the limit there: 'on tokens per min (TPM): Limit 30000, ...')."""
 
 
 class RequestGate(Protocol):
@@ -104,6 +108,7 @@ def build_chat_model(settings: Settings, model_name: str | None = None) -> ChatO
         temperature=settings.LLM_TEMPERATURE,
         timeout=settings.LLM_TIMEOUT,
         max_retries=0,
+        include_response_headers=True,  # x-ratelimit-* for the batch limiter (ResponseInfo)
         use_responses_api=False,  # OpenAI-compatible servers speak chat completions
     )
 
@@ -158,15 +163,16 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
     gate = gate or OpenGate()
     retries = settings.RATE_LIMIT_RETRY_MAX
     attempt = 0
+    estimate = ESTIMATOR.estimate(messages, model)
     while True:
-        gate.acquire()
+        gate.acquire(estimate)
         start = time.monotonic()
         try:
             reply = model.invoke(list(messages))
         except Exception as exc:  # noqa: BLE001 - classified below; unknown errors are not retried
             failure = classify_failure(exc, settings)
             if failure.status_code == 429:
-                gate.on_rate_limited(failure.retry_after_s)
+                gate.on_rate_limited(failure.retry_after_s, _refusal_info(exc, estimate))
             if not failure.retriable:
                 raise LLMCallError(redact(f"model request failed: {failure.reason}", settings)) from None
             if attempt >= retries:
@@ -180,9 +186,13 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
             sleep(delay)
             continue
         latency = time.monotonic() - start
-        gate.on_success()
         message = reply if isinstance(reply, AIMessage) else AIMessage(content=message_text(reply))
         prompt_tokens, completion_tokens = token_usage(message)
+        ESTIMATOR.observe(messages, model, prompt_tokens)
+        # The headers go to the gate, not along with the message into the conversation and its traces.
+        headers = lower_headers((message.response_metadata or {}).pop("headers", None))
+        gate.on_success(ResponseInfo(headers,
+                                     prompt_tokens, completion_tokens, estimate))
         return CallResult(message, latency, prompt_tokens, completion_tokens, attempt + 1)
 
 
@@ -209,6 +219,12 @@ def make_text_llm(model: BaseChatModel, settings: Settings, gate_of: Callable[[]
         return message_text(result.message)
 
     return ask
+
+
+def _refusal_info(exc: BaseException, estimate: int) -> ResponseInfo:
+    """What a 429 told: its headers (x-ratelimit-*, retry-after-ms) and its message (the limit's numbers)."""
+    headers = lower_headers(getattr(getattr(exc, "response", None), "headers", None))
+    return ResponseInfo(headers, estimated_prompt_tokens=estimate, message=str(getattr(exc, "message", "") or exc))
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:

@@ -123,12 +123,12 @@ def test_default_knowledge_base_gets_a_gated_hint_llm(monkeypatch) -> None:
     class CountingGate:
         acquired = 0
 
-        def acquire(self) -> None:
+        def acquire(self, estimated_tokens: int = 0) -> None:
             CountingGate.acquired += 1
 
-        def on_success(self) -> None: ...
+        def on_success(self, info=None) -> None: ...
 
-        def on_rate_limited(self, retry_after) -> None: ...
+        def on_rate_limited(self, retry_after, info=None) -> None: ...
 
     sol = base.with_gate(CountingGate()).solve("2+3?")
     assert sol.answer == "5"

@@ -5,21 +5,24 @@ from __future__ import annotations
 import pytest
 
 from agent.pipeline import Pipeline
-from bench.batch_throughput import SteadyRateOpenAI, bench_script, make_samples, rate_bound
+from bench.batch_throughput import bench_script, make_bench_tool, make_samples, plain_mix, request_bound
 from config import load_settings
 from evaluation.runner import RunConfig, run_batch
+from tests.support.openai_server import Limits, ScriptedOpenAI
+from tools.registry import ToolRegistry
 
 RPM, LATENCY, TASKS = 300.0, 0.05, 8  # 16 requests, one per 0.2 s: the limit, not latency, sets the pace
 
 
 def run(tmp_path, known: bool):
-    with SteadyRateOpenAI(bench_script, latency=LATENCY, rpm=RPM) as srv:
+    plans = plain_mix(TASKS)
+    with ScriptedOpenAI(lambda body: bench_script(body, plans), latency=LATENCY, limits=Limits(rpm=RPM)) as srv:
         settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
                                  RAG_INDEX_DIR=tmp_path / "rag", LLM_REQUESTS_PER_MINUTE=RPM if known else 0)
-        result = run_batch(make_samples(TASKS), Pipeline(settings), RunConfig(concurrency=4, output_dir=tmp_path / "o"),
+        result = run_batch(make_samples(plans, tmp_path / "files"), Pipeline(settings, registry=ToolRegistry(tools=[make_bench_tool(plans)])), RunConfig(concurrency=4, output_dir=tmp_path / "o"),
                            settings)
         admitted = len(srv.requests) - srv.rate_limited
-        return result, srv.rate_limited, rate_bound(admitted, RPM, LATENCY, "steady")
+        return result, srv.rate_limited, request_bound(admitted, RPM, LATENCY)
 
 
 @pytest.mark.integration

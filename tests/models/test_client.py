@@ -27,13 +27,13 @@ class RecordingGate:
     def __init__(self) -> None:
         self.log: list[tuple[str, float | None]] = []
 
-    def acquire(self) -> None:
+    def acquire(self, estimated_tokens: int = 0) -> None:
         self.log.append(("acquire", None))
 
-    def on_success(self) -> None:
+    def on_success(self, info=None) -> None:
         self.log.append(("success", None))
 
-    def on_rate_limited(self, retry_after: float | None) -> None:
+    def on_rate_limited(self, retry_after: float | None, info=None) -> None:
         self.log.append(("rate_limited", retry_after))
 
 

@@ -8,6 +8,11 @@ The real `ChatOpenAI`/`openai` client talks to it, so retries, timeouts and usag
 A script is a list of `Reply`s consumed in order, or a function `(request_json) -> Reply` that decides
 from the conversation (needed when tasks run concurrently). `rpm_limit` makes the server answer 429
 with a Retry-After header when more than that many requests arrive within a sliding minute.
+
+Provider-style limits (`Limits`): a steady request rate with a small burst (how providers quantise a
+per-minute limit), a tokens-per-minute budget over the prompt tokens the server counts in each request
+(its JSON / 4, reported back as usage), and optionally the `x-ratelimit-*` headers on every answer.
+A 429 then carries `Retry-After`, `retry-after-ms` and an OpenAI-style message naming the limit.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import json
 import threading
 import time
 import uuid
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -61,6 +67,49 @@ Script = Sequence[Reply] | Callable[[dict[str, Any]], Reply]
 
 
 @dataclass
+class Limits:
+    """Provider-style rate limits the server enforces (None = not enforced)."""
+
+    rpm: float | None = None
+    """Requests per minute as a steady rate: `burst` at once, then one per 60/rpm s."""
+    burst: int = 2
+    tpm: float | None = None
+    """Tokens per minute (prompt tokens at admission, completion tokens once answered)."""
+    token_burst_s: float = 2.0
+    """Seconds' worth of tokens the budget lets through at once."""
+    headers: bool = False
+    """Send x-ratelimit-{limit,remaining,reset}-{requests,tokens} on every answer."""
+
+
+class _Bucket:
+    """A budget refilling at `rate` per second up to `capacity` (the server's view of a limit)."""
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate, self.capacity, self.level, self.at = rate, capacity, capacity, time.monotonic()
+
+    def refill(self, now: float) -> None:
+        self.level = min(self.capacity, self.level + (now - self.at) * self.rate)
+        self.at = now
+
+    def wait_for(self, need: float) -> float:
+        """Seconds until `need` fits (0 if it fits now)."""
+        need = min(need, self.capacity)
+        return 0.0 if self.level >= need else (need - self.level) / self.rate
+
+    def reset_s(self) -> float:
+        return max(0.0, (self.capacity - self.level) / self.rate)
+
+
+def count_tokens(body: dict[str, Any]) -> int:
+    """The server's prompt-token count: the request's messages and tools as JSON, one token per 4 characters."""
+    return math.ceil(len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools", []))) / 4)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f}ms" if seconds < 1 else f"{seconds:.3f}s"
+
+
+@dataclass
 class Recorded:
     """A request the server received."""
 
@@ -73,7 +122,7 @@ class ScriptedOpenAI:
     """Threaded loopback server speaking `/v1/chat/completions` (non-streaming) and `/v1/models`."""
 
     def __init__(self, script: Script = (), *, latency: float = 0.0, rpm_limit: int | None = None,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, limits: Limits | None = None) -> None:
         self._script = script
         self._queue: deque[Reply] = deque(script) if not callable(script) else deque()
         self.latency = latency
@@ -81,6 +130,14 @@ class ScriptedOpenAI:
         self.retry_after = retry_after
         self.requests: list[Recorded] = []
         self.rate_limited = 0
+        self.limits = limits or Limits()
+        self.admitted_tokens: list[tuple[float, int]] = []
+        """(time, prompt + completion tokens) of every answered request, for checking a tpm cap."""
+        self.token_limited = 0
+        """429s the token budget caused (also counted in `rate_limited`)."""
+        self._requests = _Bucket(self.limits.rpm / 60, self.limits.burst) if self.limits.rpm else None
+        self._tokens = _Bucket(self.limits.tpm / 60, self.limits.tpm / 60 * self.limits.token_burst_s) \
+            if self.limits.tpm else None
         self._admitted: deque[float] = deque()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -163,6 +220,33 @@ class ScriptedOpenAI:
         self._admitted.append(now)
         return None
 
+    def _provider_limits(self, now: float, prompt: int) -> tuple[str, float, int] | None:
+        """Admit against the steady request rate and the token budget; (which, wait, used) when refused."""
+        for bucket in (self._requests, self._tokens):
+            if bucket is not None:
+                bucket.refill(now)
+        if self._requests is not None and (wait := self._requests.wait_for(1)) > 0:
+            return "requests", wait, int(self._requests.capacity - self._requests.level)
+        if self._tokens is not None and (wait := self._tokens.wait_for(prompt)) > 0:
+            return "tokens", wait, int(self._tokens.capacity - self._tokens.level)
+        if self._requests is not None:
+            self._requests.level -= 1
+        if self._tokens is not None:
+            self._tokens.level -= prompt
+        return None
+
+    def _limit_headers(self) -> dict[str, str]:
+        if not self.limits.headers:
+            return {}
+        out: dict[str, str] = {}
+        for kind, bucket, limit in (("requests", self._requests, self.limits.rpm),
+                                    ("tokens", self._tokens, self.limits.tpm)):
+            if bucket is not None and limit:
+                out[f"x-ratelimit-limit-{kind}"] = f"{limit:g}"
+                out[f"x-ratelimit-remaining-{kind}"] = str(max(0, math.floor(bucket.level)))
+                out[f"x-ratelimit-reset-{kind}"] = _duration(bucket.reset_s())
+        return out
+
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         if callable(self._script):
             return self._script(body)
@@ -180,12 +264,38 @@ class ScriptedOpenAI:
                 retry = self.retry_after if self.retry_after is not None else max(wait, 0.01)
                 return 429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, \
                     {"Retry-After": f"{retry:.3f}"}, 0.0
+            counting = self._tokens is not None or self.limits.headers
+            prompt = count_tokens(body) if counting else 0
+            refused = self._provider_limits(now, prompt)
+            if refused is not None:
+                return self._refusal(prompt, *refused)
             reply = self._next_reply(body)
+            if counting:
+                reply = Reply(**{**reply.__dict__, "prompt_tokens": prompt,
+                                 "completion_tokens": math.ceil(len((reply.content or "") + json.dumps(reply.tool_calls)) / 4)})
+            if self._tokens is not None and reply.status == 200:
+                self._tokens.level -= reply.completion_tokens
+            if reply.status == 200:
+                self.admitted_tokens.append((now, reply.prompt_tokens + reply.completion_tokens))
+            headers = {**self._limit_headers(), **reply.headers}
         delay = reply.delay + self.latency
         if reply.status != 200:
             message = reply.content or f"scripted error {reply.status}"
-            return reply.status, {"error": {"message": message, "type": "scripted", "code": reply.status}}, reply.headers, delay
-        return 200, self._completion(body, reply), reply.headers, delay
+            return reply.status, {"error": {"message": message, "type": "scripted", "code": reply.status}}, headers, delay
+        return 200, self._completion(body, reply), headers, delay
+
+    def _refusal(self, prompt: int, kind: str, wait: float, used: int) -> tuple[int, dict[str, Any], dict[str, str], float]:
+        """A 429 the way OpenAI words it (called under the lock)."""
+        self.rate_limited += 1
+        self.token_limited += kind == "tokens"
+        limit = self.limits.rpm if kind == "requests" else self.limits.tpm
+        abbrev = "RPM" if kind == "requests" else "TPM"
+        requested = 1 if kind == "requests" else prompt
+        message = (f"Rate limit reached for scripted on {kind} per min ({abbrev}): Limit {limit:g}, Used {used}, "
+                   f"Requested {requested}. Please try again in {wait:.3f}s.")
+        headers = {**self._limit_headers(), "Retry-After": f"{max(wait, 0.001):.3f}",
+                   "retry-after-ms": f"{max(wait, 0.001) * 1000:.0f}"}
+        return 429, {"error": {"message": message, "type": kind, "code": "rate_limit_exceeded"}}, headers, 0.0
 
     @staticmethod
     def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:

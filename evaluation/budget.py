@@ -1,0 +1,113 @@
+"""A provider's budget as the batch sees it: a bucket that refills at a rate, synced to what the provider says.
+
+Used twice by the limiter: for requests (cost 1) once `x-ratelimit-*-requests` headers arrive, and
+for tokens (cost = a request's estimated tokens) when LLM_TOKENS_PER_MINUTE is set or learnt. A
+request waits until its cost fits (`ready_at`), then takes it (`take`); every answer may re-sync the
+level, so waiters re-check when they wake instead of holding a promised slot.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass
+class Ticket:
+    """One admitted request, as the budgets remember it until its answer arrives."""
+
+    seq: int
+    at: float
+    requests: float
+    tokens: float
+
+
+class Bucket:
+    """Level, refill rate and capacity of one budget (not thread-safe: the limiter holds its lock)."""
+
+    def __init__(self, rate: float = 0.0, capacity: float = 0.0, *, safety: float = 0.01) -> None:
+        """`rate` per second (0 = unknown: no constraint); `safety` slows the assumed refill a little."""
+        self.rate = rate
+        self.capacity = capacity
+        self.level = capacity
+        self.safety = safety
+        self.synced = False
+        self._at: float | None = None
+
+    @property
+    def known(self) -> bool:
+        """Whether this budget constrains anything yet."""
+        return self.rate > 0
+
+    def _refill(self, now: float) -> None:
+        if self._at is not None and now > self._at:
+            self.level = min(self.capacity, self.level + (now - self._at) * self.rate * (1 - self.safety))
+        self._at = now if self._at is None else max(self._at, now)
+
+    def ready_at(self, cost: float, now: float) -> float:
+        """When `cost` fits: now, or when the refill will have covered it (a cost above the capacity needs it full)."""
+        if not self.known:
+            return now
+        self._refill(now)
+        need = min(cost, self.capacity) if self.capacity > 0 else cost
+        return now if self.level >= need else now + (need - self.level) / (self.rate * (1 - self.safety))
+
+    def take(self, cost: float, now: float) -> None:
+        """Spend `cost` (the level may dip below zero by what a large request exceeds the capacity)."""
+        if self.known:
+            self._refill(now)
+            self.level -= cost
+
+    def refund(self, amount: float, now: float) -> None:
+        """Give back (or, negative, charge more than) what a reservation took."""
+        if self.known:
+            self._refill(now)
+            self.level = min(self.capacity, self.level + amount)
+
+    def learn(self, rate: float, capacity: float, now: float) -> None:
+        """A rate and burst capacity from the provider's own numbers (they replace any configured guess)."""
+        self._refill(now)
+        first = not self.known
+        self.rate, self.capacity = rate, max(capacity, 1.0)
+        if first:
+            self.level = self.capacity
+        self.level = min(self.level, self.capacity)
+
+    def sync(self, remaining: float, ticket: Ticket, later: float, now: float) -> None:
+        """Set the level from `remaining` as the provider counted it when `ticket` reached it.
+
+        `later` is what the batch spent after that ticket (not yet in the provider's count).
+        """
+        if not self.known:
+            return
+        self._refill(now)
+        told = remaining + max(0.0, now - ticket.at) * self.rate * (1 - self.safety) - later
+        self.level = min(told, self.capacity)
+        self.synced = True
+
+
+class Tickets:
+    """Recently admitted requests in order, to tell which reservations a provider's count has not seen."""
+
+    def __init__(self, keep_s: float = 120.0) -> None:
+        self._items: deque[Ticket] = deque()
+        self._keep_s = keep_s
+        self._seq = 0
+
+    def add(self, now: float, requests: float, tokens: float) -> Ticket:
+        """Remember a new admission."""
+        self._seq += 1
+        ticket = Ticket(self._seq, now, requests, tokens)
+        self._items.append(ticket)
+        while self._items and now - self._items[0].at > self._keep_s:
+            self._items.popleft()
+        return ticket
+
+    def after(self, ticket: Ticket) -> tuple[float, float]:
+        """(requests, tokens) reserved by admissions after `ticket`."""
+        later = [t for t in self._items if t.seq > ticket.seq]
+        return sum(t.requests for t in later), sum(t.tokens for t in later)
+
+    def forget(self, ticket: Ticket) -> None:
+        """A refused request: the provider never counted it."""
+        ticket.requests = ticket.tokens = 0.0

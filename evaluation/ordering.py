@@ -1,0 +1,134 @@
+"""The order a batch starts its tasks in, so the provider's ceiling stays busy to the very end.
+
+A batch at a rate limit is as fast as its requests are steady. Two things break that: a long task
+started last (transcribing audio, reading a video, parsing a large spreadsheet or PDF) keeps the run
+going while every other worker is idle — the idle tail —, and several long tasks in their tool work at
+the same moment leave no worker asking the model anything. So each task gets an expected duration —
+from the times earlier runs recorded for it (the checkpoints of this run and of earlier runs of the
+same split), else from its attachment's type and size, its question (a video link) and its level — and
+the queue is planned by simulating the workers: the longest task first, but never more long tasks at
+once than leaves half the workers free to keep requests flowing; the short tasks fill in and finish
+last, when a worker that frees up early can still keep the ceiling busy.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from evaluation.checkpoint import CHECKPOINT_NAME
+from evaluation.dataset import Sample
+
+log = logging.getLogger(__name__)
+
+BASE_S = 8.0
+"""A task without an attachment: a few model calls and quick tools."""
+LEVEL_FACTOR = {1: 1.0, 2: 1.4, 3: 2.0}
+"""Harder levels take more steps."""
+ATTACHMENT_S = {
+    "mp3": 40.0, "wav": 40.0, "m4a": 40.0, "flac": 40.0, "ogg": 40.0,  # transcription
+    "mp4": 60.0, "mov": 60.0, "webm": 60.0, "mkv": 60.0, "avi": 60.0,  # frames + transcription
+    "xlsx": 8.0, "xls": 8.0, "xlsm": 8.0, "csv": 4.0, "pdf": 10.0,
+    "png": 10.0, "jpg": 10.0, "jpeg": 10.0, "gif": 10.0, "webp": 10.0, "bmp": 10.0,  # OCR or vision
+    "zip": 8.0, "docx": 4.0, "pptx": 6.0, "py": 4.0, "pdb": 4.0,
+}
+"""Extra seconds the tool for each attachment type usually takes."""
+PER_MB_S = {"xlsx": 10.0, "xls": 10.0, "xlsm": 10.0, "csv": 5.0, "pdf": 12.0, "mp3": 20.0, "wav": 4.0,
+            "m4a": 20.0, "mp4": 10.0, "zip": 8.0, "pptx": 3.0, "docx": 3.0}
+"""Extra seconds per megabyte, where size drives the tool's time (rows, pages, minutes of audio)."""
+VIDEO_LINK = re.compile(r"(youtube\.com/watch|youtu\.be/|vimeo\.com/|\.mp4\b)", re.IGNORECASE)
+HEAVY_S = 30.0
+"""A task expected to take at least this long counts as long when planning how many run at once."""
+RECENT_RUNS = 20
+"""Earlier run folders of the split whose checkpoints are read for durations."""
+
+
+def expected_duration(sample: Sample, recorded: Mapping[str, float] | None = None) -> float:
+    """Seconds `sample` is expected to take: as recorded in an earlier run, else estimated from its attachment."""
+    if recorded and sample.task_id in recorded:
+        return recorded[sample.task_id]
+    seconds = BASE_S * LEVEL_FACTOR.get(sample.level, 1.4)
+    kind = sample.file_type
+    if kind:
+        seconds += ATTACHMENT_S.get(kind, 4.0)
+        size = _size_mb(sample.file_path)
+        seconds += PER_MB_S.get(kind, 0.0) * size
+    if VIDEO_LINK.search(sample.question or ""):
+        seconds += ATTACHMENT_S["mp4"]
+    return seconds
+
+
+def plan_order(samples: Sequence[Sample], concurrency: int,
+               recorded: Mapping[str, float] | None = None) -> list[Sample]:
+    """The start order for `samples` on `concurrency` workers (see the module docstring); same tasks, reordered."""
+    if concurrency <= 1 or len(samples) <= 1:
+        return list(samples)  # one worker: nothing overlaps, the dataset order is as good as any
+    durations = {s.task_id: expected_duration(s, recorded) for s in samples}
+    ranked = sorted(samples, key=lambda s: -durations[s.task_id])  # stable: ties keep the dataset order
+    long_cap = max(1, concurrency // 2)
+    heavy = [s for s in ranked if durations[s.task_id] >= HEAVY_S]
+    light = [s for s in ranked if durations[s.task_id] < HEAVY_S]
+    # Simulate the workers: whoever frees first takes a long task if fewer than `long_cap` run, else a short one.
+    free_at: list[tuple[float, int, bool]] = [(0.0, i, False) for i in range(concurrency)]
+    heapq.heapify(free_at)
+    running_long: list[float] = []  # end times of the long tasks in progress
+    order: list[Sample] = []
+    while heavy or light:
+        now, worker, _ = heapq.heappop(free_at)
+        running_long = [end for end in running_long if end > now]
+        take_long = heavy and (len(running_long) < long_cap or not light)
+        sample = heavy.pop(0) if take_long else light.pop(0)
+        end = now + durations[sample.task_id]
+        if take_long:
+            running_long.append(end)
+        order.append(sample)
+        heapq.heappush(free_at, (end, worker, bool(take_long)))
+    return order
+
+
+def recorded_durations(run_dir: Path, split: str, *, recent: int = RECENT_RUNS) -> dict[str, float]:
+    """Task id -> seconds it took, from the checkpoints of `run_dir` and of earlier runs of `split` beside it.
+
+    The newest record of a task wins; tasks that ended with an error are left out (a failure's time
+    says little about a success's). Unreadable lines are skipped.
+    """
+    folders = sorted((p.parent for p in run_dir.parent.glob(f"{split}-*/{CHECKPOINT_NAME}")
+                      if p.parent != run_dir), key=_mtime)[-recent:]
+    durations: dict[str, float] = {}
+    for folder in [*folders, run_dir]:
+        for task_id, seconds in _durations_in(folder / CHECKPOINT_NAME):
+            durations[task_id] = seconds
+    return durations
+
+
+def _durations_in(path: Path) -> Iterable[tuple[str, float]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return
+    for line in lines:
+        try:
+            row = json.loads(line)
+            seconds = float(row.get("latency_s") or 0.0)
+        except (ValueError, TypeError, AttributeError):
+            continue
+        if row.get("task_id") and seconds > 0 and not row.get("error"):
+            yield str(row["task_id"]), seconds
+
+
+def _mtime(folder: Path) -> float:
+    try:
+        return folder.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _size_mb(path: Path | None) -> float:
+    try:
+        return path.stat().st_size / 1e6 if path is not None else 0.0
+    except OSError:
+        return 0.0
