@@ -53,7 +53,7 @@ from tools.registry import ToolRegistry  # noqa: E402
 
 BURST = 2
 """Requests the steady-rate server lets through back to back before it enforces the spacing."""
-TOKEN_BURST_S = 2.0
+TOKEN_BURST_S = 5.0
 """Seconds' worth of tokens the server's token budget lets through at once."""
 
 

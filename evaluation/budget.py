@@ -45,12 +45,16 @@ class Bucket:
         self._at = now if self._at is None else max(self._at, now)
 
     def ready_at(self, cost: float, now: float) -> float:
-        """When `cost` fits: now, or when the refill will have covered it (a cost above the capacity needs it full)."""
+        """When `cost` fits: now, or when the refill will have covered it.
+
+        A request larger than the assumed capacity proves the provider's burst is at least that large:
+        the capacity grows to it (and the level may then refill up to it).
+        """
         if not self.known:
             return now
         self._refill(now)
-        need = min(cost, self.capacity) if self.capacity > 0 else cost
-        return now if self.level >= need else now + (need - self.level) / (self.rate * (1 - self.safety))
+        self.capacity = max(self.capacity, cost)
+        return now if self.level >= cost else now + (cost - self.level) / (self.rate * (1 - self.safety))
 
     def take(self, cost: float, now: float) -> None:
         """Spend `cost` (the level may dip below zero by what a large request exceeds the capacity)."""

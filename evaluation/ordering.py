@@ -7,8 +7,9 @@ the same moment leave no worker asking the model anything. So each task gets an 
 from the times earlier runs recorded for it (the checkpoints of this run and of earlier runs of the
 same split), else from its attachment's type and size, its question (a video link) and its level — and
 the queue is planned by simulating the workers: the longest task first, but never more long tasks at
-once than leaves half the workers free to keep requests flowing; the short tasks fill in and finish
-last, when a worker that frees up early can still keep the ceiling busy.
+once than leaves half the workers free to keep requests flowing (unless the short work left could no
+longer cover a waiting long task); the short tasks fill in and finish last, when a worker that frees up
+early can still keep the ceiling busy.
 """
 
 from __future__ import annotations
@@ -80,7 +81,10 @@ def plan_order(samples: Sequence[Sample], concurrency: int,
     while heavy or light:
         now, worker, _ = heapq.heappop(free_at)
         running_long = [end for end in running_long if end > now]
-        take_long = heavy and (len(running_long) < long_cap or not light)
+        # Past the cap only when waiting longer would make the long task the run's tail: the short work
+        # left, spread over the other workers, no longer covers it.
+        light_left = sum(durations[s.task_id] for s in light) / max(1, concurrency - len(running_long) - 1)
+        take_long = bool(heavy) and (len(running_long) < long_cap or light_left < durations[heavy[0].task_id])
         sample = heavy.pop(0) if take_long else light.pop(0)
         end = now + durations[sample.task_id]
         if take_long:

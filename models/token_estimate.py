@@ -5,7 +5,7 @@ the request is sent. tiktoken would count exactly for OpenAI models, but it down
 on first use (no network here, and other providers tokenise differently), so the estimate is the
 prompt's characters (messages, tool calls and the bound tool schemas, all of which the server
 counts) times a tokens-per-character ratio learnt from the server's own `prompt_tokens`. The ratio
-used is the highest of the latest observations, so the estimate errs on the high side: a request
+used is the highest of the latest observations, plus a margin, so the estimate errs on the high side: a request
 admitted against it is not one the provider's budget would refuse.
 """
 
@@ -23,6 +23,9 @@ DEFAULT_TOKENS_PER_CHAR = 1 / 3.0
 """Before the first reply: a little more than English prose's ~1/4 (JSON and code tokenise denser)."""
 PER_MESSAGE_TOKENS = 4
 """Role and separator tokens the chat format adds to every message."""
+MARGIN = 1.1
+"""Estimates run this much high: text of another kind (a tool's output) may tokenise denser than what the
+ratio was learnt on. Nearly free: the budget gets the excess back when the reply reports the usage."""
 
 
 def prompt_chars(messages: Sequence[BaseMessage], model: Any = None) -> int:
@@ -59,7 +62,7 @@ class PromptEstimator:
     def estimate(self, messages: Sequence[BaseMessage], model: Any = None) -> int:
         """Estimated prompt tokens of sending `messages` through `model`."""
         chars = prompt_chars(messages, model)
-        return int(chars * self.tokens_per_char + PER_MESSAGE_TOKENS * len(messages)) + 1
+        return int((chars * self.tokens_per_char + PER_MESSAGE_TOKENS * len(messages)) * MARGIN) + 1
 
     def observe(self, messages: Sequence[BaseMessage], model: Any, prompt_tokens: int) -> None:
         """Learn from the prompt tokens the server counted for `messages` (ignored when it reported none)."""

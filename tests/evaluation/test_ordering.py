@@ -1,0 +1,59 @@
+"""The batch's start order: long tasks early, never all at once, recorded durations first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evaluation.dataset import Sample
+from evaluation.ordering import expected_duration, plan_order, recorded_durations
+
+
+def sample(i: int, file_name: str = "", folder: Path | None = None, size: int = 10, question: str = "") -> Sample:
+    path = None
+    if file_name and folder is not None:
+        path = folder / file_name
+        path.write_bytes(b"\0" * size)
+    return Sample(task_id=f"t{i}", question=question or f"q{i}", level=1, final_answer="1", file_name=file_name,
+                  file_path=path)
+
+
+def test_slow_attachments_and_video_links_are_expected_to_take_longer(tmp_path):
+    plain, audio = sample(0), sample(1, "a.mp3", tmp_path)
+    video = sample(2, question="What is said in https://www.youtube.com/watch?v=x ?")
+    small, large = sample(3, "s.xlsx", tmp_path, 1000), sample(4, "l.xlsx", tmp_path, 3_000_000)
+    assert expected_duration(audio) > expected_duration(plain) and expected_duration(video) > expected_duration(plain)
+    assert expected_duration(large) > expected_duration(small) > expected_duration(plain)
+    assert expected_duration(plain, {"t0": 99.0}) == 99.0  # a recorded duration wins
+
+
+def test_long_tasks_start_first_but_leave_workers_for_the_rest(tmp_path):
+    tasks = [sample(i) for i in range(12)] + [sample(20 + i, f"a{i}.mp3", tmp_path) for i in range(3)]
+    order = [s.task_id for s in plan_order(tasks, concurrency=4)]
+    assert sorted(order) == sorted(s.task_id for s in tasks)
+    long_ids = {"t20", "t21", "t22"}
+    assert order[0] == "t20"  # the longest starts at once
+    assert sum(t in long_ids for t in order[:4]) == 2  # at most half the workers on long ones...
+    assert max(order.index(t) for t in long_ids) < len(order) - 3  # ...yet none left to run alone at the end
+    assert order[-1] not in long_ids
+
+
+def test_one_worker_keeps_the_dataset_order(tmp_path):
+    tasks = [sample(0), sample(1, "a.mp3", tmp_path)]
+    assert plan_order(tasks, concurrency=1) == tasks
+
+
+def write_checkpoint(folder: Path, rows: list[dict]) -> None:
+    folder.mkdir(parents=True)
+    (folder / "checkpoint.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + "{torn", encoding="utf-8")
+
+
+def test_recorded_durations_come_from_this_and_earlier_runs_of_the_split(tmp_path):
+    write_checkpoint(tmp_path / "validation-20260101-000000", [{"task_id": "t1", "latency_s": 50.0},
+                                                               {"task_id": "t2", "latency_s": 9.0, "error": "x"}])
+    write_checkpoint(tmp_path / "test-20260101-000000", [{"task_id": "t3", "latency_s": 70.0}])
+    run = tmp_path / "validation-20260102-000000"
+    write_checkpoint(run, [{"task_id": "t2", "latency_s": 40.0}])
+    assert recorded_durations(run, "validation") == {"t1": 50.0, "t2": 40.0}  # errors and other splits left out
+    order = plan_order([sample(0), sample(1), sample(2)], 2, recorded_durations(run, "validation"))
+    assert [s.task_id for s in order][:2] == ["t1", "t2"]
