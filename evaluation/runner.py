@@ -26,8 +26,8 @@ from config import Settings
 from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, session_wall_time
 from evaluation.dataset import Sample, load_split
 from evaluation.limiter import RateLimiter, StartSpacer
-from evaluation.outputs import write_outputs
 from evaluation.ordering import plan_order, recorded_durations
+from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
 from evaluation.scorer import Scorer, official_scorer
