@@ -288,7 +288,7 @@ RESOURCE_ATTACKS = {
 @pytest.mark.parametrize("name", sorted(RESOURCE_ATTACKS))
 def test_resource_attacks_end_with_a_clear_reason_and_no_leftovers(backend, name):
     code, reasons = RESOURCE_ATTACKS[name]
-    out = run(backend=backend, code=code, timeout=2, SANDBOX_MEMORY_MB=512)
+    out = run(backend=backend, code=code, timeout=3, SANDBOX_MEMORY_MB=512)  # 3 s: room for a busy machine
     assert not out.ok and out.error_kind in reasons, (out.error_kind, out.output[:500])
     assert body(out).startswith("Error: run_python stopped:"), out.output[:300]
     assert out.duration_s < 10
@@ -311,4 +311,15 @@ def test_a_fork_bomb_does_not_starve_a_concurrent_call(backend):
     assert out.ok, out.output
     assert body(out).splitlines() == ["[" + ", ".join(["0"] * 20) + "]", "55"]
     assert bomb_result["out"].error_kind == "timeout"
+    assert wait_no_leftovers() == []
+
+
+def test_memory_is_capped_for_the_whole_call_not_per_process(backend):
+    """Four processes of ~200 MiB each stay under the per-process cap (512 MiB) but not under the call's."""
+    code = ("import os, time\npids = []\nfor _ in range(4):\n    pid = os.fork()\n    if pid == 0:\n"
+            "        block = b'x' * (200 * 2**20)\n        time.sleep(30)\n        os._exit(0)\n    pids.append(pid)\n"
+            "for pid in pids:\n    os.waitpid(pid, 0)\nprint('all held')")
+    out = run(backend=backend, code=code, timeout=20, SANDBOX_MEMORY_MB=512)
+    assert not out.ok and out.error_kind == "memory", out.output[:500]
+    assert "for the whole call" in out.output and out.duration_s < 15
     assert wait_no_leftovers() == []

@@ -23,10 +23,12 @@ from typing import IO, Literal
 from tools.sandbox.attachments import select as select_attachments
 from tools.sandbox.landlock_backend import CONFINE_EXIT
 from tools.sandbox.launcher import Limits
+from tools.sandbox.memory import SAMPLE_SECONDS, call_resident_bytes
 from tools.sandbox.pool import SPARES, attachment_key
 from tools.sandbox.spawn import Backend, Child, spawn
 
 Reason = Literal["ok", "timeout", "memory", "output_limit", "file_size", "signal", "exit_code", "error"]
+Ending = Literal["exited", "timeout", "output", "memory"]
 
 # Kill the child once it has printed this much in total: an endless print loop must not run to the deadline.
 KILL_AFTER_BYTES = 16 * 1024 * 1024
@@ -136,7 +138,7 @@ def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, 
     for t in (*readers, writer):
         t.start()
     try:
-        timed_out = _wait(child, start + wall_seconds, wake_r)
+        ending = _wait(child, start + wall_seconds, wake_r, limits.memory_mb * 2**20)
     finally:
         child.kill()  # whatever the leader left running (an orphan holding the pipes) goes with it
         proc.wait()
@@ -150,17 +152,21 @@ def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, 
     result = SandboxResult(clean(bytes(out.kept)), clean(bytes(err.kept)), "ok", proc.returncode, duration,
                            stdout_dropped=max(0, out.total - len(out.kept)),
                            stderr_dropped=max(0, err.total - len(err.kept)))
-    _classify(result, timed_out=timed_out, overflow=overflow.is_set(), limits=limits, wall_seconds=wall_seconds)
+    _classify(result, timed_out=ending == "timeout", overflow=overflow.is_set(), limits=limits, wall_seconds=wall_seconds)
+    if ending == "memory":
+        result.reason = "memory"
+        result.detail = f"memory limit of {limits.memory_mb} MiB for the whole call (all its processes together) reached"
     if child.backend == "landlock" and proc.returncode == CONFINE_EXIT and "sandbox confinement failed" in result.stderr:
         result.reason, result.detail = "error", "the sandbox could not confine the child, so nothing ran"
     return result
 
 
-def _wait(child: Child, deadline: float, wakeup: int) -> bool:
-    """Block until the child exits, the deadline passes or a reader trips `wakeup`; True on timeout.
+def _wait(child: Child, deadline: float, wakeup: int, memory_bytes: int) -> Ending:
+    """Block until the child exits, the deadline passes, a reader trips `wakeup` or the call's memory passes the cap.
 
     Polling a pidfd wakes at once when the child exits (no sleep-loop latency) and, since only this
-    thread reaps the child, its pid (the group id) cannot be recycled before the kill below.
+    thread reaps the child, its pid (the group id) cannot be recycled before the kill below. Between
+    events the call's total resident memory is sampled (see `memory.py`).
     """
     proc = child.proc
     pidfd = os.pidfd_open(proc.pid)
@@ -172,13 +178,16 @@ def _wait(child: Child, deadline: float, wakeup: int) -> bool:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 child.kill()
-                return True
-            events = poller.poll(remaining * 1000)
+                return "timeout"
+            events = poller.poll(min(remaining, SAMPLE_SECONDS) * 1000)
             if any(fd == pidfd for fd, _ in events):
-                return False
+                return "exited"
             if events:  # a reader saw runaway output
                 child.kill()
-                return False
+                return "output"
+            if call_resident_bytes(proc.pid) > memory_bytes:
+                child.kill()
+                return "memory"
     finally:
         os.close(pidfd)
 
