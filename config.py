@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     ARXIV_API_URL: str = Field("https://export.arxiv.org/api/query", description="arXiv API used by arxiv_search.")
     WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
     SANDBOX_MODE: SandboxMode = Field("auto", description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) falls back to rlimits and a uid of its own, labelled.")
-    SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="Address-space limit of each run_python process.")
+    SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="run_python memory cap in MiB: the address space of each process, and the resident memory of all of a call's processes together.")
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")

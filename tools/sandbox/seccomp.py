@@ -12,7 +12,6 @@ and dies with it. Other architectures than x86_64 are refused (fail closed): the
 
 import ctypes
 import os
-import platform
 import struct
 
 _AUDIT_ARCH_X86_64 = 0xC000003E
@@ -81,8 +80,8 @@ def _program(app_pid: int, pgid: int) -> list[tuple[int, int, int, int]]:
 
 def install(app_pid: int) -> None:
     """Install the filter on this process (inherited by every child); raise OSError if it cannot be."""
-    if platform.machine() != "x86_64":
-        raise OSError(_ENOSYS, f"the seccomp filter is written for x86_64, not {platform.machine()}")
+    if os.uname().machine != "x86_64":
+        raise OSError(_ENOSYS, f"the seccomp filter is written for x86_64, not {os.uname().machine}")
     code = _program(app_pid, os.getpgrp())
     blob = b"".join(struct.pack("=HBBI", c, jt, jf, k) for c, jt, jf, k in code)
     filters = ctypes.create_string_buffer(blob, len(blob))
