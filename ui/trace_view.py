@@ -17,6 +17,7 @@ from agent.events import (
     AnswerExtracted,
     ErrorEvent,
     Event,
+    HistoryTrimmed,
     IterationCap,
     ModelCall,
     RagLookup,
