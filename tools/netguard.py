@@ -26,7 +26,9 @@ from tools.errors import ToolFailure
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
 
-_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+# Blocks not (or not in every Python version) covered by ipaddress' is_private / is_reserved.
+_NOT_PUBLIC_V4 = tuple(ipaddress.ip_network(n) for n in ("0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15"))
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # well-known prefix: the last 32 bits are the IPv4 address reached
 _NAMES_ALWAYS_LOCAL = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
                        "metadata", "metadata.google.internal")
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -79,10 +81,14 @@ def is_public(address: IPAddress) -> bool:
             return is_public(mapped)
         if address.teredo:
             return is_public(address.teredo[1])
+        if address in _NAT64:
+            return is_public(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+        if address.is_site_local:  # fec0::/10, deprecated but still routed as private by some stacks
+            return False
     if address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified \
             or address.is_multicast or address.is_reserved:
         return False
-    if isinstance(address, ipaddress.IPv4Address) and address in _CGNAT:
+    if isinstance(address, ipaddress.IPv4Address) and any(address in net for net in _NOT_PUBLIC_V4):
         return False
     return address.is_global
 
@@ -110,11 +116,15 @@ class Target:
 
 def check_target(url: str, policy: NetPolicy, resolver: Resolver = system_resolver) -> Target:
     """Resolve and check one hop of `url`; ToolFailure (kind `blocked`) when it points at a non-public address."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:  # "http://[::1": an unbalanced IPv6 literal
+        raise ToolFailure(f"{url} is not a valid URL. Pass a full URL such as https://example.org/page.",
+                          "bad_arguments") from None
     if parts.scheme not in ("http", "https"):
         raise ToolFailure(f"only http:// and https:// URLs can be fetched, not {parts.scheme or 'no scheme'}:.",
                           "bad_arguments")
-    host = parts.hostname or ""
     if not host:
         raise ToolFailure(f"{url} has no host name. Pass a full URL such as https://example.org/page.", "bad_arguments")
     try:
@@ -150,13 +160,16 @@ def _normal_host(host: str) -> str:
 
 
 def _pinned_request(client: httpx.Client, target: Target, headers: dict[str, str]) -> httpx.Request:
-    """A request for `target.url` that connects to `target.address`, with the original Host and TLS name."""
+    """A request for `target.url` that connects to `target.address`, with the original Host and TLS name.
+
+    The URL is rebuilt from the checked parts, so whatever httpx would make of odd syntax (userinfo,
+    backslashes) cannot name another host than the one that was checked.
+    """
     parts = urlsplit(target.url)
-    if target.address == target.host:
-        return client.build_request("GET", target.url, headers=headers)
     ip = f"[{target.address}]" if ":" in target.address else target.address
-    netloc = f"{ip}:{target.port}"
-    pinned = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    pinned = urlunsplit((parts.scheme, f"{ip}:{target.port}", parts.path or "/", parts.query, ""))
+    if target.address == target.host:  # exempt by FETCH_ALLOWED_HOSTS: connect by name
+        return client.build_request("GET", pinned, headers=headers)
     default_port = 443 if parts.scheme == "https" else 80
     host_header = target.host if target.port == default_port else f"{target.host}:{target.port}"
     request = client.build_request("GET", pinned, headers={**headers, "Host": host_header})

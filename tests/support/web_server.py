@@ -46,7 +46,8 @@ Route = Reply | Callable[[Request], Reply]
 class LocalWebServer:
     """Serves `routes` (path -> Reply or function of the Request) on an ephemeral port in a daemon thread."""
 
-    def __init__(self, routes: dict[str, Route]) -> None:
+    def __init__(self, routes: dict[str, Route], *, host: str = "127.0.0.1", port: int = 0) -> None:
+        """`host`/`port`: another loopback address or a fixed port (two servers on one port, e.g. DNS rebinding)."""
         self.routes = routes
         self.requests: list[Request] = []
         server = self
@@ -76,7 +77,7 @@ class LocalWebServer:
             def log_message(self, *args: Any) -> None:  # keep test output quiet
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer((host, port), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
