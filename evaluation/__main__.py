@@ -158,10 +158,9 @@ def cmd_api(args: argparse.Namespace, settings: Settings) -> int:
     if not settings.llm_configured:
         raise ConfigError(settings.llm_missing_message())
     from agent.pipeline import Pipeline
-    from evaluation.scoring_api import run_api_evaluation
+    from evaluation.scoring_api import agent_code_for, run_api_evaluation
 
-    agent_code = args.agent_code or (f"https://huggingface.co/spaces/{settings.SPACE_ID}/tree/main"
-                                     if settings.SPACE_ID else "")
+    agent_code = agent_code_for(settings, args.agent_code)
     if not agent_code:
         raise ConfigError("Pass --agent-code URL (a link to your agent's code), or set SPACE_ID.")
     bar = ProgressBar()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import statistics as stats
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from evaluation.chart import plot_accuracy
 from evaluation.records import TaskRecord
@@ -108,6 +109,24 @@ def _group_table(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def short_ids(task_ids: Iterable[str], minimum: int = 8) -> dict[str, str]:
+    """Each id's shortest prefix of at least `minimum` characters that no other id shares (else the full id)."""
+    ids = sorted(set(task_ids))
+    short = {}
+    for i, task_id in enumerate(ids):
+        # In sorted order, the ids sharing the longest prefix with this one are its neighbours.
+        shared = max((_common_prefix(task_id, ids[j]) for j in (i - 1, i + 1) if 0 <= j < len(ids)), default=0)
+        short[task_id] = task_id[: max(minimum, shared + 1)]
+    return short
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
 def recommendations(summary: dict[str, Any]) -> list[str]:
     """Concrete next steps derived from the numbers (empty when nothing stands out)."""
     tips: list[str] = []
@@ -141,13 +160,15 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     meta = summary.get("meta") or {}
     lines = ["# GAIA evaluation report", "", "## Overview", ""]
     lines += [f"- **{k}**: {_cell(v, 120)}" for k, v in meta.items()]
+    server = meta.get("verdicts")  # an API run: the scoring server's verdicts are the truth, not a local scorer's
     lines += [
-        f"- **Exact match (official scorer)**: {_pct(summary['exact_match_rate'])} "
+        f"- **{f'Correct per the server ({server})' if server else 'Exact match (official scorer)'}**: "
+        f"{_pct(summary['exact_match_rate'])} "
         f"({summary['correct']}/{summary['scored']} scored; {summary['unscored']} unscored, {summary['total']} total)",
-        f"- **With format-only misses counted**: {_pct(summary['lenient_match_rate'])}",
+        *([] if server else [f"- **With format-only misses counted**: {_pct(summary['lenient_match_rate'])}"]),
         f"- **Elapsed**: {summary['elapsed_s']:.1f} s; tokens {summary['tokens']['total']} "
         f"({summary['tokens']['per_task']:.0f} per task); retries {summary['retries']}; errors {summary['errors']}",
-        f"- **Average steps of correct answers**: "
+        "- **Average steps of correct answers**: "
         + ("n/a" if summary["avg_steps_correct"] is None else f"{summary['avg_steps_correct']:.1f}"),
         "", f"![Accuracy by level and attachment type]({CHART_NAME})", "", "## Accuracy by level", "",
     ]
@@ -162,9 +183,10 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     lines += ["", "## Tasks", "", "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) |",
               "|---|---:|---|---|---|:---:|---|---:|---:|"]
     mark = {True: "✓", False: "✗", None: "–"}
+    short = short_ids([r.task_id for r in records])
     for r in records:
         lines.append(
-            f"| {r.task_id[:8]} | {r.level if r.level is not None else ''} | {r.file_type or ''} | {_cell(r.expected, 40)} "
+            f"| {short[r.task_id]} | {r.level if r.level is not None else ''} | {r.file_type or ''} | {_cell(r.expected, 40)} "
             f"| {_cell(r.predicted if not r.error else f'{r.predicted} (error: {r.error})', 60)} | {mark[r.correct]} "
             f"| {r.failure_category} | {r.steps} | {r.latency_s:.1f} |"
         )

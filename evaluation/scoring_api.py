@@ -1,28 +1,26 @@
-"""The Agents Course Unit 4 scoring API: a client, and a run that learns each answer's verdict at once.
+"""A run against the Agents Course Unit 4 scoring API that learns each answer's verdict at once.
 
-The API (`GET /questions`, `GET /files/{task_id}`, `POST /submit`) grades in bulk only. To know
-whether each task was right as soon as it is answered, `run_api_evaluation` submits cumulatively:
-after every task, all answers so far; the change in `correct_count` is the new answer's verdict.
-A submission that fails leaves its tasks pending until the next one succeeds; if the count then rose
-by all or none of them, they are resolved, otherwise they stay unknown (never guessed).
+The API (client: `evaluation.scoring_client`) grades in bulk only, by **exact match** (not GAIA's
+quasi-exact scorer). To know whether each task was right as soon as it is answered,
+`run_api_evaluation` submits cumulatively: after every task, all answers so far; the change in
+`correct_count` is the new answer's verdict. A submission that fails leaves its tasks pending until
+the next one succeeds; if the count then rose by all or none of them, they are resolved, otherwise
+they stay unknown (never guessed). The server's verdicts are the truth of the run: records carry
+them as a `Score` of the scorer `SERVER_SCORER`, and no local score stands in for a missing one.
 
-Network trouble (timeouts, connection errors, 5xx/429, malformed JSON) is retried with backoff and
-reported; it is never fatal: the run keeps going and the result lists what failed.
+A task that ended with an error is not submitted (as in the course's template); network trouble is
+retried and reported, never fatal: the run keeps going and the result lists what failed.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import httpx
 
 from agent.events import Solution
 from config import Settings
@@ -33,136 +31,20 @@ from evaluation.limiter import RateLimiter
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
+from evaluation.scorer import Score
+from evaluation.scoring_client import ApiQuestion, ScoringAPIClient, ScoringAPIError
 from evaluation.task_loop import Progress, ProgressTracker, TaskLoop, notify
+
+__all__ = ["SERVER_SCORER", "ApiQuestion", "ApiRunResult", "ScoringAPIClient", "ScoringAPIError", "Submission",
+           "agent_code_for", "run_api_evaluation"]
+
+SERVER_SCORER = "scoring API (exact match)"
+"""The scorer named on a record whose verdict came from the server's count."""
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
-
-
-class ScoringAPIError(RuntimeError):
-    """The scoring API could not be used (after retries, or a request it rejected); the message says why."""
-
-
-@dataclass(frozen=True)
-class ApiQuestion:
-    """One question as the API lists it."""
-
-    task_id: str
-    question: str
-    level: int | None = None
-    file_name: str = ""
-
-
-class ScoringAPIClient:
-    """Small, retrying client of the scoring API."""
-
-    def __init__(self, base_url: str, timeout: float = 30.0, retries: int = 3, *, backoff: float = 1.0,
-                 client: httpx.Client | None = None) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
-        self.retries = max(0, retries)
-        self.backoff = backoff
-        self.problems: list[str] = []
-        """Every failed attempt, retried or not, in order (shown to the user)."""
-        self._http = client or httpx.Client(timeout=timeout, follow_redirects=True)
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._http.close()
-
-    # -- endpoints ----------------------------------------------------------------------------------
-    def questions(self) -> list[ApiQuestion]:
-        """GET /questions, validated: a list of objects with task_id and question."""
-        def parse(response: httpx.Response) -> list[ApiQuestion]:
-            data = response.json()
-            if not isinstance(data, list):
-                raise ValueError(f"expected a JSON list, got {type(data).__name__}")
-            out = []
-            for i, item in enumerate(data):
-                if not isinstance(item, dict) or not item.get("task_id") or not isinstance(item.get("question"), str):
-                    raise ValueError(f"item {i} lacks task_id/question")
-                level = str(item.get("Level", item.get("level")) or "").strip()
-                out.append(ApiQuestion(str(item["task_id"]), item["question"], int(level) if level.isdigit() else None,
-                                       str(item.get("file_name") or "")))
-            return out
-
-        return self._request("GET", "/questions", parse)
-
-    def download_file(self, task_id: str, dest_dir: Path, file_name: str | None = None) -> Path | None:
-        """GET /files/{task_id} into dest_dir/task_id/; None when the task has no file (404)."""
-        def parse(response: httpx.Response) -> Path | None:
-            if response.status_code == 404:
-                return None
-            name = file_name or _disposition_name(response.headers.get("content-disposition", "")) or task_id
-            folder = Path(dest_dir) / task_id
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / Path(name).name
-            path.write_bytes(response.content)
-            return path.resolve()
-
-        return self._request("GET", f"/files/{task_id}", parse, ok_statuses=(404,))
-
-    def submit(self, username: str, agent_code: str, answers: Sequence[Mapping[str, str]] | Mapping[str, str]) -> dict:
-        """POST /submit; `answers` as [{task_id, submitted_answer}] or {task_id: answer}. Returns the verdict."""
-        if isinstance(answers, Mapping):
-            answers = [{"task_id": t, "submitted_answer": a} for t, a in answers.items()]
-        payload = {"username": username.strip(), "agent_code": agent_code,
-                   "answers": [{"task_id": a["task_id"], "submitted_answer": str(a["submitted_answer"])} for a in answers]}
-
-        def parse(response: httpx.Response) -> dict:
-            data = response.json()
-            if not isinstance(data, dict) or not isinstance(data.get("correct_count"), int):
-                raise ValueError("the verdict has no integer correct_count")
-            return data
-
-        return self._request("POST", "/submit", parse, json=payload)
-
-    # -- the retry loop -------------------------------------------------------------------------------
-    def _request(self, method: str, path: str, parse: Callable[[httpx.Response], Any], *,
-                 ok_statuses: tuple[int, ...] = (), **kwargs: Any) -> Any:
-        url = self.base_url + path
-        last = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-            try:
-                response = self._http.request(method, url, **kwargs)
-            except httpx.TimeoutException:
-                last = f"{method} {path}: no answer within {self.timeout:g}s"
-            except httpx.TransportError as exc:
-                last = f"{method} {path}: connection failed ({type(exc).__name__}: {exc})"
-            else:
-                status = response.status_code
-                if status >= 500 or status == 429:
-                    last = f"{method} {path}: HTTP {status} {_detail(response)}"
-                elif status >= 400 and status not in ok_statuses:
-                    message = f"{method} {path}: HTTP {status} {_detail(response)} (not retried)"
-                    self.problems.append(message)
-                    raise ScoringAPIError(message)
-                else:
-                    try:
-                        return parse(response)
-                    except (ValueError, TypeError, KeyError) as exc:
-                        last = f"{method} {path}: malformed response ({exc})"
-            self.problems.append(last + (f"; retrying ({attempt + 1}/{self.retries})" if attempt < self.retries else ""))
-            log.warning("scoring API: %s", self.problems[-1])
-        raise ScoringAPIError(f"{last} — gave up after {self.retries + 1} attempt(s)")
-
-
-def _detail(response: httpx.Response) -> str:
-    try:
-        data = response.json()
-        text = data.get("detail", data) if isinstance(data, dict) else data
-    except ValueError:
-        text = response.text
-    return str(text)[:200]
-
-
-def _disposition_name(header: str) -> str | None:
-    match = re.search(r'filename\*?=(?:UTF-8\'\')?"?([^";]+)"?', header)
-    return match.group(1) if match else None
 
 
 @dataclass
@@ -240,6 +122,7 @@ class _Scoreboard:
         if delta in (0, len(self.pending)):
             for rec in self.pending:
                 rec.correct = delta > 0
+                rec.explanation = Score(rec.correct, SERVER_SCORER, note=f"correct_count {count}").to_dict()
         else:
             log.warning("correct_count rose by %d over %d pending answers: their verdicts stay unknown",
                         delta, len(self.pending))
@@ -249,17 +132,28 @@ class _Scoreboard:
         return entry
 
 
+def agent_code_for(settings: Settings, given: str | None = None) -> str:
+    """The `agent_code` link to submit: `given`, else the Space's code when on a Space (as the course's template), else ''."""
+    if given:
+        return given
+    return f"https://huggingface.co/spaces/{settings.SPACE_ID}/tree/main" if settings.SPACE_ID else ""
+
+
 def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, settings: Settings, *,
                        concurrency: int | None = None, on_progress: Callable[[Progress], None] | None = None,
                        stop: threading.Event | None = None, client: ScoringAPIClient | None = None,
                        output_dir: Path | None = None, use_rag: bool = True) -> ApiRunResult:
-    """Fetch the questions, solve them concurrently through the shared limiter, submit after each one."""
+    """Fetch the questions, solve them concurrently through the shared limiter, submit after each one.
+
+    `agent_code` '' means `agent_code_for(settings)` (the Space's code link on a Space).
+    """
     out = Path(output_dir or Path(settings.OUTPUT_DIR) / f"api-{datetime.now().strftime('%Y%m%d-%H%M%S')}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     client = client or ScoringAPIClient(settings.SCORING_API_URL, timeout=60.0, retries=3)
     stop = stop or threading.Event()
     if not username.strip():
         return ApiRunResult([], [], None, out, errors=["A Hugging Face username is required to submit."])
+    agent_code = agent_code_for(settings, agent_code)
     try:
         questions = client.questions()
     except ScoringAPIError as exc:
@@ -282,8 +176,9 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
     def submit(record: TaskRecord, solution: Solution) -> None:
         record.level = levels[record.task_id]
         solutions[record.task_id] = solution
-        submission = board.add(record)
-        if submission.error:
+        if record.error:  # not submitted (the course's template skips them too): its verdict stays unknown
+            errors.append(f"{record.task_id}: not submitted, the task ended with an error: {record.error}")
+        elif (submission := board.add(record)).error:
             errors.append(f"{record.task_id}: submission failed: {submission.error}")
         record.failure_category = failure_category(solution, record.correct)
 
@@ -319,7 +214,7 @@ def _write_outputs(result: ApiRunResult, settings: Settings) -> None:
     ends = [r.finished_at for r in result.records]
     elapsed = round(max(ends) - min(starts), 3) if result.records else 0.0
     summary = summarize(result.records, elapsed_s=elapsed, meta={
-        "source": "scoring API", "api_url": settings.SCORING_API_URL, "model": settings.MODEL_NAME,
+        "source": "scoring API", "verdicts": SERVER_SCORER, "api_url": settings.SCORING_API_URL, "model": settings.MODEL_NAME,
         "api_message": (result.response or {}).get("message", ""), "api_score": (result.response or {}).get("score"),
         "stopped": result.stopped})
     summary["api"] = result.to_dict()

@@ -117,3 +117,14 @@ def test_recommendations_follow_the_numbers(records):
     assert any("endpoint errors" in t for t in tips)
     assert any("level 1 to 3" in t for t in tips)
     assert recommendations(summarize([_record(1, 1, "4", "4")], elapsed_s=0)) == []
+
+
+def test_report_task_ids_are_unique_prefixes_not_cut_to_eight(tmp_path):
+    from evaluation.report import short_ids
+
+    ids = ["c61d22de-5f6c-4958-a7f6-5e9707bd3466", "c61d22de-aaaa-4958-a7f6-5e9707bd3466", "17b5a6a3-bc87-42e8"]
+    assert short_ids(ids) == {ids[0]: "c61d22de-5", ids[1]: "c61d22de-a", ids[2]: "17b5a6a3"}
+    assert short_ids(["abcdefgh12", "abcdefgh1234"]) == {"abcdefgh12": "abcdefgh12", "abcdefgh1234": "abcdefgh123"}
+    records = [TaskRecord(task_id=t, question="q", predicted="1") for t in ids]
+    text = write_report(records, summarize(records, elapsed_s=1.0), tmp_path).read_text()
+    assert "| c61d22de-5 |" in text and "| c61d22de-a |" in text and "| 17b5a6a3 |" in text

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from agent.pipeline import Pipeline
 from config import load_settings
 from evaluation.scoring_api import ScoringAPIClient, ScoringAPIError, run_api_evaluation
 from tests.support.gaia_fixture import FIXTURE_TASKS, answer_for
-from tests.support.openai_server import ScriptedOpenAI, call, first_user_text, say, tool_results
+from tests.support.openai_server import ScriptedOpenAI, call, fail, first_user_text, say, tool_results
 from tests.support.scoring_server import ApiTask, ScoringServer
 
 WRONG_KEY = "capital"
@@ -197,3 +195,77 @@ def test_a_failed_attachment_download_is_reported_and_the_task_still_answered(ap
     assert len(result.records) == 6 and len(api.submissions) == 6
     assert any("attachment sales.xlsx not downloaded" in e and "HTTP 500" in e for e in result.errors)
     assert any("HTTP 500" in p and "retrying" in p for p in result.errors)
+
+
+# -- what issue 11 changed: exact match, RFC 5987 names, errored tasks not submitted, the Space link -----
+def test_the_server_grades_by_exact_match_as_the_course_does(api):
+    client = client_for(api)
+    assert client.submit("ann", "x", {"api-capital": "paris"})["correct_count"] == 0
+    assert client.submit("ann", "x", {"api-capital": " Paris "})["correct_count"] == 1
+    assert client.submit("ann", "x", {"api-txt": "apple,banana,cherry"})["correct_count"] == 0
+
+
+@pytest.mark.parametrize(("header", "name"), [
+    ("attachment; filename*=utf-8''na%C3%AFve%20plan.xlsx", "naïve plan.xlsx"),
+    ("attachment; filename=\"fallback.txt\"; filename*=UTF-8''%E2%82%AC%20rates.csv", "€ rates.csv"),
+    ('attachment; filename="data.xlsx"', "data.xlsx"),
+    ("attachment; filename=plain.csv", "plain.csv"),
+    ('attachment; filename="say \\"hi\\".txt"', 'say "hi".txt'),
+    ("attachment; filename*=bogus-charset''x%FF.txt; filename=\"safe.txt\"", "safe.txt"),
+    ("attachment", None),
+])
+def test_content_disposition_names(header, name):
+    from evaluation.scoring_client import disposition_filename
+
+    assert disposition_filename(header) == name
+
+
+def test_a_server_chosen_name_cannot_leave_the_task_folder():
+    from evaluation.scoring_client import safe_file_name
+
+    assert safe_file_name("../../etc/passwd", "t1") == "passwd"
+    assert safe_file_name("..\\..\\boot.ini", "t1") == "boot.ini"
+    assert safe_file_name("..", "t1") == "t1" and safe_file_name(None, "t1") == "t1"
+
+
+def test_a_non_ascii_attachment_name_is_read_from_filename_star(tmp_path):
+    task = ApiTask(task_id="t-uni", question="q", answer="a", file_name="résumé 2.txt", content=b"hello")
+    with ScoringServer([task]) as api:
+        path = client_for(api).download_file("t-uni", tmp_path / "files")
+    assert path.name == "résumé 2.txt" and path.read_bytes() == b"hello"
+
+
+def test_a_task_that_errored_is_not_submitted_and_its_verdict_stays_unknown(api, tmp_path):
+    def script(body: dict):
+        return fail(400) if "capital city" in first_user_text(body) else agent_script(body)
+
+    with ScriptedOpenAI(script) as llm:
+        settings = load_settings(OPENAI_BASE_URL=llm.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
+                                 RAG_INDEX_DIR=tmp_path / "rag", RATE_LIMIT_RETRY_MAX=0, RATE_LIMIT_RETRY_BASE_DELAY=0.01)
+        result = run_api_evaluation("ann", "x", Pipeline(settings), settings_for(api, tmp_path), concurrency=2,
+                                    client=client_for(api))
+    failed = next(r for r in result.records if r.task_id == "api-capital")
+    assert failed.error and failed.correct is None and failed.failure_category == "llm_error"
+    assert len(api.submissions) == 5
+    assert all(a["task_id"] != "api-capital" for s in api.submissions for a in s["answers"])
+    assert any(e.startswith("api-capital: not submitted") for e in result.errors)
+    assert result.response["correct_count"] == 5 and result.to_dict()["verdict_known"] == 5
+
+
+def test_verdicts_are_the_servers_and_the_report_says_so(api, pipeline, tmp_path):
+    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=2, client=client_for(api))
+    assert {r.score.scorer for r in result.records} == {"scoring API (exact match)"}
+    report = (result.output_dir / "report.md").read_text()
+    assert "Correct per the server (scoring API (exact match))" in report
+    assert "official scorer" not in report and "format-only misses counted" not in report
+
+
+def test_the_space_link_is_the_agent_code_on_a_space(api, pipeline, tmp_path):
+    from evaluation.scoring_api import agent_code_for
+
+    settings = settings_for(api, tmp_path, SPACE_ID="ann/gaia-agent")
+    assert agent_code_for(settings) == "https://huggingface.co/spaces/ann/gaia-agent/tree/main"
+    assert agent_code_for(settings, "https://github.com/ann/agent") == "https://github.com/ann/agent"
+    assert agent_code_for(settings_for(api, tmp_path)) == ""
+    run_api_evaluation("ann", "", pipeline, settings, concurrency=3, client=client_for(api))
+    assert {s["agent_code"] for s in api.submissions} == {"https://huggingface.co/spaces/ann/gaia-agent/tree/main"}

@@ -7,8 +7,10 @@
 It speaks the same endpoints and payloads as https://agents-course-unit4-scoring.hf.space:
 `GET /questions` -> [{task_id, question, Level, file_name}], `GET /files/{task_id}` -> the bytes
 (404 with a detail when the task has none), `POST /submit` {username, agent_code, answers} ->
-{username, score, correct_count, total_attempted, message, timestamp}. Grading, like the course's,
-compares stripped, lower-cased strings. Faults are consumed in order per endpoint: an int is that
+{username, score, correct_count, total_attempted, message, timestamp}. Grading, as the course's
+hands-on page states, is exact match (surrounding whitespace aside): "paris" is wrong for "Paris".
+File names come in `Content-Disposition` as the course's FastAPI server sends them:
+`filename="data.xlsx"`, or `filename*=utf-8''…` (RFC 5987) when the name is not plain ASCII. Faults are consumed in order per endpoint: an int is that
 HTTP status, "timeout" answers only after `hang_s`, "malformed" sends invalid JSON, None lets that
 call through normally.
 """
@@ -20,10 +22,10 @@ import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,12 @@ class ApiTask:
     level: str = "1"
     file_name: str = ""
     content: bytes = b""
+
+
+def content_disposition(file_name: str) -> str:
+    """The header Starlette's FileResponse (the course's server) sends for `file_name`."""
+    quoted = quote(file_name)
+    return f"attachment; filename*=utf-8''{quoted}" if quoted != file_name else f'attachment; filename="{file_name}"'
 
 
 class ScoringServer:
@@ -64,9 +72,9 @@ class ScoringServer:
     def grade(self, answers: list[dict[str, Any]]) -> int:
         """How many of `answers` are right."""
         return sum(1 for a in answers if (t := self.tasks.get(str(a.get("task_id"))))
-                   and str(a.get("submitted_answer", "")).strip().lower() == t.answer.strip().lower())
+                   and str(a.get("submitted_answer", "")).strip() == t.answer.strip())
 
-    def start(self) -> "ScoringServer":
+    def start(self) -> ScoringServer:
         """Serve on an ephemeral port in a daemon thread."""
         owner = self
 
@@ -91,7 +99,7 @@ class ScoringServer:
                         self._json(404, {"detail": "No file path associated with task_id."})
                         return
                     self._send(200, task.content, "application/octet-stream",
-                               {"Content-Disposition": f'attachment; filename="{task.file_name}"'})
+                               {"Content-Disposition": content_disposition(task.file_name)})
                 else:
                     self._json(404, {"detail": "Not Found"})
 
@@ -120,7 +128,7 @@ class ScoringServer:
                     "correct_count": correct, "total_attempted": len(answers),
                     "message": f"Score calculated successfully: {correct}/{total} total questions answered correctly "
                                f"({len(answers)} valid tasks attempted).",
-                    "timestamp": datetime.now(timezone.utc).isoformat(),
+                    "timestamp": datetime.now(UTC).isoformat(),
                 })
 
             def _fault(self, endpoint: str) -> bool:
@@ -165,7 +173,7 @@ class ScoringServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "ScoringServer":
+    def __enter__(self) -> ScoringServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
