@@ -10,13 +10,14 @@ that recognise "no answer" return "".
    (`FINAL ANSWER: [YOUR FINAL ANSWER]`) never beats a real answer;
 2. `marker_without_answer` — markers, but only the placeholder or nothing after them: "";
 3. `placeholder` — the message is only the template's placeholder (`<YOUR FINAL ANSWER>`): "";
-4. `boxed` — the last `\boxed{…}`, even inside a sentence;
+4. `boxed` — the last `\boxed{…}`, even inside a sentence (`\frac{a}{b}` read as a/b);
 5. `json` — a JSON object's `final_answer` / `answer` field, or a JSON array (its items);
 6. `answer_label` — the last `Answer: …` line;
 7. `answer_is` — "The answer is …";
 8. `chinese_label` — 最终答案： / 答案：;
 9. `therefore` — "Therefore, …";
-10. `last_line` — the last meaningful line, unless it is a JSON object (a tool call written as text).
+10. `last_line` — the last meaningful line, unless it is a JSON object (a tool call written as text,
+    bare or in `<tool_call>` tags).
 Nothing found: `empty`. `<think>…</think>` blocks are ignored first.
 
 Every candidate is cleaned the same way (`clean_answer`: code fences, boxes, tags, brackets, quotes,
@@ -57,6 +58,8 @@ _CHINESE = re.compile(r"(?:最终答案|答案)\s*(?:是|为|[:：])\s*(.+)")
 _THEREFORE = re.compile(r"\b(?:therefore|thus|hence|so)\s*,\s*(.+)", re.I)
 _BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_UNCLOSED = re.compile(r"\s*[(\[][^()\[\]]*$")
 _LEADING = re.compile(r"^(?:the\s+(?:final\s+|correct\s+)?answer\s+is|answer\s*[:：]|[:：=]|-(?=\s))\s*", re.I)
 _WRAPPERS = [("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("`", "`"), ("[", "]"), ('"', '"'),
              ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("$", "$"), ("(", ")"), ("「", "」")]
@@ -116,6 +119,7 @@ def clean_answer(text: str) -> str:
         before = s
         s = _EDGE_TAGS.sub("", s).strip()
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
+        s = _FRAC.sub(lambda m: f"{m.group(1).strip()}/{m.group(2).strip()}", s)
         s = _LEADING.sub("", s).strip()
         s = _strip_trailing(s)
         s = _array_items(s) or _unwrap(s)
@@ -173,7 +177,10 @@ def _marker_segments(body: str) -> list[str]:
     """The text after each marker up to the next one, last marker first."""
     matches = list(_MARKER.finditer(body))
     ends = [m.start() for m in matches[1:]] + [len(body)]
-    return [body[m.end():end] for m, end in zip(matches, ends, strict=False)][::-1]  # no marker: ends has one
+    segments = [body[m.end():end] for m, end in zip(matches, ends, strict=False)]  # no marker: ends has one
+    # A marker quoted on the answer's own line ("12 (as asked: FINAL ANSWER: …)") leaves a bracket open: cut there.
+    return [_UNCLOSED.sub("", seg) if end < len(body) and "\n" not in seg else seg
+            for seg, end in zip(segments, ends, strict=False)][::-1]
 
 
 def _after_marker(segment: str) -> str:
@@ -267,13 +274,13 @@ def _therefore(body: str) -> str | None:
 
 
 def _last_line(body: str) -> str | None:
-    line = next((ln for ln in reversed(body.splitlines()) if re.search(r"\w", ln)), "")
+    line = clean_answer(next((ln for ln in reversed(body.splitlines()) if re.search(r"\w", ln)), ""))
     try:
         if isinstance(json.loads(line), dict):
-            return None  # a tool call the model wrote as text, never an answer
+            return None  # a tool call the model wrote as text (bare or in <tool_call> tags), never an answer
     except ValueError:
         pass
-    return clean_answer(line) or None
+    return line or None
 
 
 RULES: tuple[tuple[Method, Callable[[str], str | None]], ...] = (

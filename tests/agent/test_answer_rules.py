@@ -45,6 +45,7 @@ REFUSALS = [
     ("chinese_label", "北京"),
     ("therefore", "Thus 12"),
     ("last_line", '{"path": "file.pdf"}'),
+    ("last_line", '<tool_call>{"name": "x", "arguments": {}}</tool_call>'),
     ("last_line", "---"),
 ]
 
@@ -72,6 +73,7 @@ FORMS = [
     # the template echoed after (or before) the real answer: the placeholder never wins
     ("FINAL ANSWER: 12\n\nAs the template says: FINAL ANSWER: [YOUR FINAL ANSWER])", "12", "final_answer_marker"),
     ("Use the form FINAL ANSWER: <YOUR FINAL ANSWER>\nFINAL ANSWER: 12", "12", "final_answer_marker"),
+    ("FINAL ANSWER: 12 (as the template asks: FINAL ANSWER: [YOUR FINAL ANSWER])", "12", "final_answer_marker"),
     # numbers without spaces stay a list; a thousands separator stays for the scorer
     ("FINAL ANSWER: 100,200,300", "100,200,300", "final_answer_marker"),
     ("FINAL ANSWER: 1,234", "1,234", "final_answer_marker"),
@@ -103,6 +105,8 @@ FORMS = [
     ("FINAL ANSWER: -5", "-5", "final_answer_marker"),
     ("### Final Answer\n\n-3", "-3", "final_answer_marker"),
     ('{"path": "file.pdf"}', "", "empty"),
+    ('<tool_call>{"name": "read_file", "arguments": {"path": "a.pdf"}}</tool_call>', "", "empty"),
+    ("So the ratio is $\\boxed{\\frac{1}{2}}$.", "1/2", "boxed"),
 ]
 
 
