@@ -100,3 +100,30 @@ def test_unprivileged_app_confines_with_landlock(uid):
     for what in ("environ", "kill", "net", "repo"):
         assert f"{what} blocked" in out, out
     assert time.monotonic() - start < 30
+
+
+BOMB_SCRIPT = """
+import sys, threading, time
+sys.path[:0] = [{site!r}, '.']
+from tools.sandbox import Limits, run_sandboxed
+limits = Limits(cpu_seconds=5, memory_mb=512)
+forks = "import subprocess\\nprint([subprocess.run(['true']).returncode for _ in range(5)])"
+assert run_sandboxed(forks, limits=limits, wall_seconds=5, backend={backend!r}).reason == "ok"  # leaves a spare
+time.sleep(1)
+bomb = "import os\\nwhile True:\\n    try:\\n        os.fork()\\n    except OSError:\\n        pass"
+ended = {{}}
+thread = threading.Thread(target=lambda: ended.update(r=run_sandboxed(bomb, limits=limits, wall_seconds=3,
+                                                                      backend={backend!r}, warm=False)))
+thread.start()
+time.sleep(1.5)
+other = run_sandboxed(forks, limits=limits, wall_seconds=5, backend={backend!r})  # the spare started before the bomb
+thread.join()
+print("bomb", ended["r"].reason, "other", other.reason, other.stdout.strip())
+"""
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+def test_unprivileged_fork_bomb_leaves_a_concurrent_call_able_to_fork(uid, backend):
+    proc = _as(uid, SYSTEM_PYTHON, "-c", BOMB_SCRIPT.format(site=SITE, backend=backend))
+    out, err = proc.communicate(timeout=60)
+    assert out.strip() == "bomb timeout other ok [0, 0, 0, 0, 0]", (out, err[-2000:])

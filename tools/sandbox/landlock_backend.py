@@ -16,7 +16,9 @@ and, before reading its program, the interpreter confines itself for good (a fai
   runner's kill of the call's process group reaches every process the call started.
 - rlimits as for bwrap. As root, a uid of the call's own makes RLIMIT_NPROC a per-call budget (it keeps
   CAP_DAC_READ_SEARCH, see `launcher.setpriv_args`). Unprivileged, the uid is the app's: the process
-  budget is the uid's current task count plus the per-call allowance, shared with concurrent calls.
+  budget is the uid's task count when the call starts (or its spare is taken) plus the per-call
+  allowance, so a fork bomb cannot starve a call started after it; a call already running may see
+  its forks fail while a bomb runs next to it.
 
 Not isolated compared with bwrap: stat() of any path (names, sizes), /dev/shm (shared with the
 host), the kernel's view of all processes' existence (kill(pid, 0) is still refused outside the call).
@@ -25,6 +27,7 @@ host), the kernel's view of all processes' existence (kill(pid, 0) is still refu
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -101,7 +104,11 @@ def process_budget(limits: Limits, uid: int | None) -> int:
 def landlock_command(attachments: list[str], workspace: str | None, workdir: str, limits: Limits,
                      uid: int | None) -> list[str]:
     """The full command of one landlock child whose working directory is `workdir` (made by the caller)."""
-    prefix = limits.prlimit_args(process_budget(limits, uid))
+    # Unprivileged, the soft budget is refreshed when a spare is taken (`Child.refresh_budget`); seccomp
+    # keeps the child itself from raising it to the open hard limit.
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]  # unprivileged, the app's own hard limit is the ceiling
+    open_hard = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+    prefix = limits.prlimit_args(process_budget(limits, uid), None if uid is not None else open_hard)
     if uid is not None:
         prefix += setpriv_args(uid, read_all=True)
     return prefix + python_args(CHILD_SOURCE_LANDLOCK, policy_args(attachments, workspace, workdir, os.getpid()))

@@ -4,9 +4,12 @@ The child is exec-wrapped, outermost first:
 
     prlimit (rlimits)  ->  bwrap (namespaces, mounts)  ->  setpriv (the call's uid)  ->  python -c <child.py>
 
+as root; unprivileged there is no setpriv and prlimit runs inside bwrap (see `spawn.py`).
+
 What is enforced where:
 - `prlimit`: CPU seconds (TOOL_TIMEOUT; SIGXCPU then SIGKILL), address space (SANDBOX_MEMORY_MB),
-  processes/threads of the uid (no fork bombs), size of any written file, open files, no core dumps.
+  processes/threads of the call (no fork bombs: counted on the call's own uid as root, inside the
+  call's user namespace otherwise), size of any written file, open files, no core dumps.
   Inherited by everything the child starts.
 - `bwrap`: new PID, network, IPC and UTS namespaces (no interface but a down loopback: no sockets
   reach anything); a new mount namespace whose root is an empty tmpfs holding read-only binds of
@@ -78,16 +81,17 @@ class Limits:
     open_files: int = MAX_OPEN_FILES
     file_bytes: int = MAX_FILE_BYTES
 
-    def prlimit_args(self, processes: int | None = None) -> list[str]:
+    def prlimit_args(self, processes: int | None = None, processes_hard: str | None = None) -> list[str]:
         """`prlimit ... --` prefix; the hard CPU limit is one second above the soft one (SIGXCPU first).
 
         `processes` overrides the process count when the uid is shared with other processes (see
-        `landlock_backend.process_budget`).
+        `landlock_backend.process_budget`); `processes_hard` leaves room above it for the parent to
+        raise it later (only where seccomp keeps the child from raising it itself).
         """
         mem = self.memory_mb * 1024 * 1024
         nproc = self.processes if processes is None else processes
         return ["/usr/bin/prlimit", f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}", f"--as={mem}",
-                f"--nproc={nproc}", f"--fsize={self.file_bytes}", f"--nofile={self.open_files}",
+                f"--nproc={nproc}:{processes_hard or nproc}", f"--fsize={self.file_bytes}", f"--nofile={self.open_files}",
                 "--core=0", "--"]
 
 

@@ -17,7 +17,7 @@ SAMPLE_SECONDS = 0.2
 
 
 def _processes() -> dict[int, tuple[int, int, int]]:
-    """pid -> (ppid, process group, resident pages) of every process visible in /proc."""
+    """Every process visible in /proc: pid -> (ppid, process group, resident pages)."""
     table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():

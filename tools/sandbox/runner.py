@@ -109,6 +109,8 @@ def run_sandboxed(code: str, *, limits: Limits, wall_seconds: float, attachments
     chosen = select_attachments(list(attachments or []))
     key = (backend, attachment_key(chosen.files + ([workspace] if workspace else [])), limits)
     child = SPARES.take(key) if warm else None
+    if child is not None:
+        child.refresh_budget(limits)
     try:
         if child is None:
             child = spawn(backend, chosen.files, workspace, limits)  # in this thread (see the module docstring)

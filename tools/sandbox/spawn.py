@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shutil
 import signal
 import subprocess
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tools.sandbox.landlock_backend import landlock_command, make_workdir
+from tools.sandbox.landlock_backend import landlock_command, make_workdir, process_budget
 from tools.sandbox.launcher import Limits, bwrap_args, child_env, python_args, setpriv_args
 from tools.sandbox.uids import UidLease, lease
 
@@ -37,6 +38,19 @@ class Child:
     def uid(self) -> int | None:
         """The uid the call runs as when it has one of its own (the app is root)."""
         return self.lease.uid if self.lease else None
+
+    def refresh_budget(self, limits: Limits) -> None:
+        """Recount an unprivileged landlock spare's process budget when it is taken (it was set at its start).
+
+        The budget sits on top of what the app's uid runs (`process_budget`); counted when the spare
+        started, a fork bomb since then could have used it up. (bwrap needs no recount: its limit is
+        counted inside the call's own user namespace, or on the call's own uid as root.)
+        """
+        if self.backend == "landlock" and self.lease is None:
+            budget = process_budget(limits, None)
+            with contextlib.suppress(OSError):
+                hard = resource.prlimit(self.proc.pid, resource.RLIMIT_NPROC)[1]
+                resource.prlimit(self.proc.pid, resource.RLIMIT_NPROC, (min(budget, hard), hard))
 
     def kill(self) -> None:
         """SIGKILL the call's process group (bwrap: its PID namespace goes down with it)."""
@@ -93,8 +107,13 @@ def spawn(backend: Backend, attachments: list[str], workspace: str | None, limit
     try:
         if backend == "bwrap":
             mounts = bwrap_args(attachments, workspace, uid=held.uid if held else None)
-            proc = _popen(limits.prlimit_args() + mounts.args + python_args(), cwd="/", env={"PATH": "/usr/bin:/bin"},
-                          pass_fds=mounts.pass_fds)
+            if held is None:
+                # Unprivileged: rlimits set inside the user namespace, where the kernel counts the
+                # processes of this namespace only, so RLIMIT_NPROC is this call's budget alone.
+                cmd = mounts.args + limits.prlimit_args() + python_args()
+            else:
+                cmd = limits.prlimit_args() + mounts.args + python_args()
+            proc = _popen(cmd, cwd="/", env={"PATH": "/usr/bin:/bin"}, pass_fds=mounts.pass_fds)
         elif backend == "landlock":
             workdir = make_workdir(held.uid if held else None)
             cmd = landlock_command(attachments, workspace, workdir, limits, held.uid if held else None)
