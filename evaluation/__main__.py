@@ -142,7 +142,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"output: {result.output_dir}")
     if result.stopped:
         print(f"stopped with {s['meta'].get('remaining')} task(s) left: finish with "
-              f"python -m evaluation run --resume --output-dir {result.output_dir} (and the same selection)")
+              f"python -m evaluation run --resume --output-dir {result.output_dir} (its run.json keeps the selection)")
         return 130
     return 0
 

@@ -17,7 +17,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from evaluation.ordering import plan_order, recorded_durations
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
+from evaluation.run_info import RunInfo, read_run_info, with_recorded_selection, write_run_info
 from evaluation.scorer import Scorer, official_scorer
 from evaluation.submission import check_submission
 from evaluation.task_loop import (  # noqa: F401 - Progress and build_record: re-exported for callers of the runner
@@ -144,6 +145,9 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
     if loaded.records and not config.resume:
         raise RunError(f"{out} already holds {len(loaded.records)} finished task(s): resume that run "
                        "(--resume) or choose another output directory.")
+    write_run_info(out, RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
+                                level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids or []),
+                                use_rag=config.use_rag))
     first: dict[str, Sample] = {}
     for sample in samples:
         first.setdefault(sample.task_id, sample)  # the first of duplicates, in dataset order
@@ -200,7 +204,13 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
 
 def run_evaluation(config: RunConfig, settings: Settings, pipeline: Pipeline | None = None, *,
                    on_progress: ProgressCallback | None = None, stop: threading.Event | None = None) -> RunResult:
-    """Load the split (local folder or hub), select the tasks, build the pipeline if needed, run the batch."""
+    """Load the split (local folder or hub), select the tasks, build the pipeline if needed, run the batch.
+
+    A resume reads the run folder's recorded split, data source and selection (`run.json`) for what is not given.
+    """
+    if config.resume:
+        out = resolve_output_dir(config, settings)
+        config = replace(with_recorded_selection(config, read_run_info(out)), output_dir=out)
     split_samples = load_split(config.split, data_dir=config.data_dir, settings=settings)
     samples = select_samples(split_samples, config)
     if not samples:

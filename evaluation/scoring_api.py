@@ -147,8 +147,8 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
 
     `agent_code` '' means `agent_code_for(settings)` (the Space's code link on a Space).
     """
+    # The folder is made only once there are questions: a run that could not start leaves no empty folder.
     out = Path(output_dir or Path(settings.OUTPUT_DIR) / f"api-{datetime.now().strftime('%Y%m%d-%H%M%S')}").resolve()
-    out.mkdir(parents=True, exist_ok=True)
     client = client or ScoringAPIClient(settings.SCORING_API_URL, timeout=60.0, retries=3)
     stop = stop or threading.Event()
     if not username.strip():
@@ -158,6 +158,7 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
         questions = client.questions()
     except ScoringAPIError as exc:
         return ApiRunResult([], [], None, out, errors=[*client.problems[:-1], f"Could not fetch the questions: {exc}"])
+    out.mkdir(parents=True, exist_ok=True)
     board = _Scoreboard(client, username, agent_code)
     levels = {q.task_id: q.level for q in questions}
     errors: list[str] = []

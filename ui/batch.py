@@ -22,12 +22,13 @@ from ui.background import BatchControl, Finished, iterate_in_thread
 from ui.runtime import AgentUnavailable, Runtime
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
+from ui.text import shown
 
 Source = Literal["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
 """Where a batch's tasks come from (the form's radio labels, also the API's `source` values)."""
 SOURCES: tuple[Source, ...] = get_args(Source)
 LEVELS = ["All", "1", "2", "3"]
-DOWNLOADS = ("results.jsonl", "report.md", "details.jsonl", "summary.json")
+DOWNLOADS = ("results.jsonl", "report.md", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
 FOLDER_HELP = "Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl)."
 
 ProgressFn = Callable[..., Any]
@@ -60,8 +61,8 @@ class BatchView:
     files: list[str] = field(default_factory=list)
 
     def as_tuple(self) -> tuple[str, list[list[Any]], str, str | None, list[str]]:
-        """Values for (status Markdown, table, summary Markdown, chart image, files)."""
-        return self.status, self.rows, self.summary, self.chart, self.files
+        """Values for (status Markdown, table, summary Markdown, chart image, files); the status escaped (`shown`)."""
+        return shown(self.status), self.rows, self.summary, self.chart, self.files
 
 
 def parse_level(level: Any) -> int | None:
@@ -113,6 +114,7 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
         # A damaged summary.json: the report below still says what there is.
         with contextlib.suppress(ValueError, AttributeError):
             status += "  \n" + run_summary(json.loads(summary_json.read_text(encoding="utf-8")))
+    status += f"  \nRun folder: `{output_dir.name}` (in {output_dir.parent})"
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
     return BatchView(status=status, rows=record_rows(records), summary=summary,
@@ -120,20 +122,25 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
 
 
 def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, resume: bool = False,
-               progress: ProgressFn | None = None) -> Iterator[BatchView]:
-    """Run the batch (or resume it) and yield a view after each finished task, then the final view."""
+               progress: ProgressFn | None = None, resume_dir: str | None = None) -> Iterator[BatchView]:
+    """Run the batch (or resume it) and yield a view after each finished task, then the final view.
+
+    A resume continues `resume_dir` (a run picked from the runs folder) or else this session's last run,
+    with the tasks and data source that run recorded (its run.json), not the form's.
+    """
     settings = runtime.settings
     if control.running:
         yield BatchView(status="A run is already going in this session: stop it first.")
         return
-    if resume and req.source == SOURCES[2]:
-        yield BatchView(status="Resume continues dataset runs; run the scoring API again to resubmit.")
+    resume_folder = (resume_dir or control.output_dir) if resume else None
+    if resume and not resume_folder:
+        yield BatchView(status="Nothing to resume: pick a run from the list of resumable runs (or start one).")
         return
-    if resume and not control.output_dir:
-        yield BatchView(status="Nothing to resume: start a run first (Resume continues the last run of this session).")
+    if resume_folder and not Path(resume_folder).is_dir():
+        yield BatchView(status=f"❌ Nothing to resume: {resume_folder} does not exist (refresh the list).")
         return
-    api = req.source == SOURCES[2]
-    if not api and req.source == SOURCES[0] and not req.data_dir.strip():
+    api = req.source == SOURCES[2] and not resume
+    if not resume and req.source == SOURCES[0] and not req.data_dir.strip():
         yield BatchView(status="❌ " + FOLDER_HELP)
         return
     if api and not req.username.strip():
@@ -148,7 +155,7 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
     except AgentUnavailable as exc:
         yield BatchView(status=f"❌ {exc}")
         return
-    output_dir = Path(control.output_dir) if resume and control.output_dir else new_output_dir(settings, req)
+    output_dir = Path(resume_folder) if resume_folder else new_output_dir(settings, req)
     control.output_dir = str(output_dir)
     control.stop.clear()
     control.running = True
@@ -168,10 +175,15 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
 
 def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl, output_dir: Path,
                    resume: bool, progress: ProgressFn | None) -> Iterator[BatchView]:
+    from evaluation.run_info import read_run_info
     from evaluation.runner import RunConfig, run_evaluation
 
     settings = runtime.settings
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == SOURCES[0] else None
+    if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
+        req = BatchRequest(source=SOURCES[1], split=req.split, concurrency=req.concurrency,
+                           question_delay=req.question_delay, use_rag=req.use_rag)
+        data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag)
@@ -184,7 +196,7 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
             result = item.value
             final = list(result.records) or records
             selected = (result.summary.get("meta") or {}).get("tasks_selected") or len(final)
-            line = _line_from_records(final, int(selected))
+            line = _line_from_records(final, int(selected), result.summary.get("elapsed_s"))
             line = "⏹️ " + line + " — stopped (press Resume to continue)" if result.stopped else "🏁 " + line
             yield finished_view(Path(result.output_dir), final, line)
             return
@@ -203,11 +215,12 @@ def _report(progress: ProgressFn | None, item: Any, line: str) -> None:
         progress((item.done, item.total), desc=line, unit="tasks")
 
 
-def _line_from_records(records: list[TaskRecord], total: int) -> str:
+def _line_from_records(records: list[TaskRecord], total: int, elapsed_s: float | None) -> str:
+    """The final progress line; its time is the run's wall time (the summary's), as during the run."""
     scored = [r for r in records if r.correct is not None]
     correct = sum(bool(r.correct) for r in scored)
     errors = sum(r.error is not None for r in records)
-    elapsed = sum(r.latency_s for r in records)
+    elapsed = float(elapsed_s) if elapsed_s is not None else sum(r.latency_s for r in records)
     return progress_line(len(records), max(total, len(records)), correct, len(scored), errors, elapsed, 0.0)
 
 
@@ -253,33 +266,16 @@ def api_result_view(result: Any) -> BatchView:
     out = Path(result.output_dir)
     files = [str(out / n) for n in (*DOWNLOADS, "submissions.jsonl") if (out / n).is_file()]
     chart = out / "accuracy.png"
+    if result.response is None and result.errors:  # nothing reached the scoring API: a failed run, not a finish
+        problem = result.errors[-1]
+        return BatchView(status=f"❌ The scoring API run failed: {problem}", summary=summary,
+                         rows=record_rows(result.records), files=files)
     state = "⏹️ Stopped" if result.stopped else "🏁 Submitted"
     status = f"{state}: {data.get('answered', 0)} answered · {data.get('correct_known', 0)} known correct"
+    if out.is_dir():
+        status += f"  \nRun folder: `{out.name}` (in {out.parent})"
     return BatchView(status=status, rows=record_rows(result.records), summary=summary,
                      chart=str(chart) if chart.is_file() else None, files=files)
-
-
-def list_runs(settings: Settings) -> list[str]:
-    """Run folders under OUTPUT_DIR (those with a details.jsonl or results.jsonl), newest first."""
-    root = Path(settings.OUTPUT_DIR)
-    if not root.is_dir():
-        return []
-    runs = [p for p in root.iterdir() if p.is_dir() and ((p / "details.jsonl").is_file() or (p / "results.jsonl").is_file())]
-    return [str(p) for p in sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)]
-
-
-def compare(run_a: str | None, run_b: str | None) -> str:
-    """Markdown comparison of two runs: fixed, regressed, unchanged."""
-    if not run_a or not run_b:
-        return "Pick two runs to compare."
-    if run_a == run_b:
-        return "Pick two different runs."
-    from evaluation.compare import compare_runs
-
-    try:
-        return compare_runs(Path(run_a), Path(run_b)).to_markdown()
-    except Exception as exc:  # noqa: BLE001 - a half-written run folder: say which
-        return f"❌ Cannot compare: {type(exc).__name__}: {exc}"
 
 
 class FormError(ValueError):
@@ -307,6 +303,8 @@ def make_request(source: str, split: str, data_dir: str, level: Any, max_samples
     if level_text not in LEVELS:
         raise FormError(f"Level must be one of {', '.join(LEVELS)}, not {level!r}.")
     max_n = _number(max_samples, "Max samples", int, 0)
+    if max_n != _number(max_samples, "Max samples", float, 0):
+        raise FormError(f"Max samples must be a whole number, not {max_samples!r}.")
     return BatchRequest(source=cast(Source, source), split=split, data_dir=(data_dir or "").strip(), level=parse_level(level_text),
                         max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
                         concurrency=_number(concurrency, "Concurrency", int, 1),

@@ -7,9 +7,12 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 
 from config import Settings
 from ui.background import BatchControl
-from ui.batch import LEVELS, SOURCES, BatchView, FormError, compare, list_runs, make_request, run_stream
+from ui.batch import LEVELS, SOURCES, BatchView, FormError, make_request, run_stream
+from ui.runs import compare, list_runs, resumable_choices
 from ui.runtime import Runtime
 from ui.tables import RESULT_HEADERS
+
+DELAY_LABEL = "Delay between task starts (s, only at concurrency 1)"
 
 
 def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> None:
@@ -22,7 +25,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
                 with gr.Row():
                     split = gr.Dropdown(["validation", "test"], value="validation", label="Split")
                     level = gr.Dropdown(LEVELS, value="All", label="Level")
-                    max_samples = gr.Number(value=0, precision=0, minimum=0, label="Max samples (0 = all)",
+                    # No `minimum`: gradio would refuse -1 with a bare toast; make_request says what is wrong.
+                    max_samples = gr.Number(value=0, precision=0, label="Max samples (0 = all)",
                                             elem_id="max-samples")
                 data_dir = gr.Textbox(label="Local GAIA folder", placeholder="/path/to/GAIA", elem_id="data-dir")
                 task_ids = gr.Textbox(label="Task ids (optional, comma or space separated)")
@@ -30,8 +34,9 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
                 with gr.Row():
                     concurrency = gr.Slider(1, 16, value=min(settings.BATCH_CONCURRENCY, 16), step=1,
                                             label="Concurrency", elem_id="concurrency")
-                    delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, minimum=0,
-                                      label="Delay between task starts (s)", elem_id="delay")
+                    delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, label=DELAY_LABEL, elem_id="delay",
+                                      info="Applies only at concurrency 1; at higher concurrency the rate "
+                                           "limiter paces the requests.")
                 batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                 if on_space():
                     gr.LoginButton()
@@ -40,7 +45,12 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
                 with gr.Row():
                     run_btn = gr.Button("▶ Run", variant="primary", elem_id="run-btn")
                     halt_btn = gr.Button("■ Stop", variant="stop", elem_id="halt-btn")
-                    resume_btn = gr.Button("↻ Resume", elem_id="resume-btn")
+                with gr.Row(equal_height=True):
+                    resume_pick = gr.Dropdown(choices=[], value=None, label="Resumable runs (from the runs folder)",
+                                              elem_id="resume-pick", scale=3,
+                                              info="Unfinished runs; Resume continues the picked one with its own "
+                                                   "tasks and data source (else this session's last run).")
+                    resume_btn = gr.Button("↻ Resume", elem_id="resume-btn", scale=1)
         # Not an output of the run: gradio hides the progress bar of outputs once values stream in.
         progress_box = gr.Markdown("**Progress**", elem_id="batch-progress", min_height=90, container=True)
         batch_status = gr.Markdown("Choose the tasks and press Run.", elem_id="batch-status", label="Status")
@@ -60,15 +70,15 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
                 compare_btn = gr.Button("Compare")
             comparison = gr.Markdown(label="Comparison")
 
-    def batch_views(form, control_state, profile, progress, resume):
+    def batch_views(form, control_state, profile, progress, resume, resume_dir=None):
         *fields, username = form
         name = profile.username if profile is not None else username
         try:
             req = make_request(*fields, name)
-        except FormError as exc:
+        except FormError as exc:  # before anything runs; the previous run's results are cleared with it
             yield BatchView(status=f"❌ {exc}").as_tuple()
             return
-        for view in run_stream(runtime, req, control_state, resume=resume, progress=progress):
+        for view in run_stream(runtime, req, control_state, resume=resume, progress=progress, resume_dir=resume_dir):
             yield view.as_tuple()
 
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
@@ -78,9 +88,10 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
         yield from batch_views(form, control_state, profile, progress, resume=False)
 
     def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-               username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+               username, control_state, run_dir=None, profile: gr.OAuthProfile | None = None,
+               progress=gr.Progress()):  # noqa: B008 - gradio injects it
         form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
-        yield from batch_views(form, control_state, profile, progress, resume=True)
+        yield from batch_views(form, control_state, profile, progress, resume=True, resume_dir=run_dir or None)
 
     def halt(control_state):
         if not control_state.running:
@@ -88,17 +99,20 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
         control_state.stop.set()
         return "⏹️ Stopping: no new task starts; running tasks finish and are checkpointed. Resume continues."
 
-    def runs():
+    def runs(control_state):
         found = list_runs(settings)
-        return gr.Dropdown(choices=found), gr.Dropdown(choices=found)
+        resumable = resumable_choices(settings, control_state.output_dir if control_state else None)
+        return gr.Dropdown(choices=found), gr.Dropdown(choices=found), gr.Dropdown(choices=resumable, value=None)
 
     form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, control]
     outputs = [batch_status, table, summary, chart, downloads]
+    run_lists = [run_a, run_b, resume_pick]
     run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=2,
-                  show_progress_on=[progress_box])
-    resume_btn.click(resume, form, outputs, api_name="resume", concurrency_id="batch", concurrency_limit=2,
-                     show_progress_on=[progress_box])
+                  show_progress_on=[progress_box]).then(runs, [control], run_lists, api_visibility="private")
+    resume_btn.click(resume, [*form, resume_pick], outputs, api_name="resume", concurrency_id="batch",
+                     concurrency_limit=2, show_progress_on=[progress_box]
+                     ).then(runs, [control], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
-    refresh_btn.click(runs, None, [run_a, run_b], api_visibility="private", queue=False)
-    demo.load(runs, None, [run_a, run_b], api_visibility="private", queue=False)
+    refresh_btn.click(runs, [control], run_lists, api_visibility="private", queue=False)
+    demo.load(runs, [control], run_lists, api_visibility="private", queue=False)
     compare_btn.click(compare, [run_a, run_b], comparison, api_name="compare", concurrency_id="light")

@@ -130,7 +130,8 @@ class Runtime:
         end = self._finished_at if self._finished_at is not None else time.monotonic()
         elapsed = end - self._started_at if self._started_at is not None else None
         return preload_status(self.state, self._loaded.components, llm_configured=self.settings.llm_configured,
-                              model_name=self.settings.MODEL_NAME, error=self._loaded.error, elapsed_s=elapsed)
+                              model_name=self.settings.MODEL_NAME, error=self._loaded.error, elapsed_s=elapsed,
+                              preload=self.settings.APP_PRELOAD)
 
     def tools_markdown(self) -> str:
         """The registry's tiers and missing tools, for the header's details."""

@@ -23,8 +23,13 @@ def _mark(text: str) -> str:
 
 
 def preload_status(state: LoadState, components: Mapping[str, str] | None = None, *, llm_configured: bool,
-                   model_name: str = "", error: str | None = None, elapsed_s: float | None = None) -> str:
-    """The header's Markdown: one entry per component; the LLM entry says how to fix a missing endpoint."""
+                   model_name: str = "", error: str | None = None, elapsed_s: float | None = None,
+                   preload: bool = True) -> str:
+    """The header's Markdown: one entry per component; the LLM entry says how to fix a missing endpoint.
+
+    `preload` (APP_PRELOAD): while idle, the load is about to start (True) or waits for the first request.
+    Without a model the state is never a green Ready: questions cannot be answered.
+    """
     parts: list[str] = []
     comps = dict(components or {})
     if not llm_configured:
@@ -35,7 +40,8 @@ def preload_status(state: LoadState, components: Mapping[str, str] | None = None
         value = " ".join(str(comps[key]).split())
         parts.append(f"{_mark(value)} **{_label(key)}**: {value}")
     if state == "idle":
-        head = "💤 The agent loads with the first request (APP_PRELOAD=false)."
+        head = ("⏳ **Starting** the agent load…" if preload
+                else "💤 The agent loads with the first request (APP_PRELOAD=false).")
     elif state == "loading":
         took = f" ({elapsed_s:.0f}s)" if elapsed_s is not None else ""
         head = f"⏳ **Loading** agent graph, LLM client, embedding model and tool checks{took}… requests wait for it."
@@ -43,7 +49,8 @@ def preload_status(state: LoadState, components: Mapping[str, str] | None = None
         head = f"❌ **Agent failed to load:** {error or 'unknown error'}"
     else:
         took = f" in {elapsed_s:.1f}s" if elapsed_s is not None else ""
-        head = f"🟢 **Ready**{took}"
+        head = (f"🟢 **Ready**{took}" if llm_configured else
+                f"🟡 **Loaded without a model**{took}: previews and RAG lookups work; questions need a model.")
     return head + "  \n" + " · ".join(parts)
 
 
@@ -95,5 +102,5 @@ def run_summary(summary: Mapping[str, Any]) -> str:
     if tokens.get("total"):
         parts.append(f"{tokens['total']:,} tokens ({tokens.get('per_task', 0):,.0f}/task)")
     if summary.get("elapsed_s") is not None:
-        parts.append(f"{format_duration(summary['elapsed_s'])} wall time")
+        parts.append(f"{format_duration(summary['elapsed_s'])} elapsed")
     return " · ".join(parts)

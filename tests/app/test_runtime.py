@@ -21,7 +21,7 @@ def test_handlers_wait_for_the_preload_instead_of_failing():
         return Loaded(pipeline="PIPE", registry="REG", components={"rag": "empty"})
 
     rt = Runtime(load_settings(), loader=slow_loader)
-    assert rt.state == "idle" and "first request" in rt.status_markdown()
+    assert rt.state == "idle" and "Starting" in rt.status_markdown()  # APP_PRELOAD is on: no "(APP_PRELOAD=false)"
     rt.start()
     assert rt.state == "loading" and "Loading" in rt.status_markdown()
     got = []
@@ -32,7 +32,7 @@ def test_handlers_wait_for_the_preload_instead_of_failing():
     gate.set()
     waiter.join(5)
     assert got == ["PIPE"] and rt.state == "ready" and rt.registry() == "REG"
-    assert "Ready" in rt.status_markdown() and "not configured" in rt.status_markdown()
+    assert "Loaded without a model" in rt.status_markdown() and "not configured" in rt.status_markdown()
 
 
 def test_without_preload_the_first_request_loads():

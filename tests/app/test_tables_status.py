@@ -59,11 +59,16 @@ def test_preload_status_without_llm_says_how_to_fix():
                           elapsed_s=1.0)
     assert f"**LLM**: {LLM_MISSING}" in text and "OPENAI_API_KEY" in text
     assert "⚠️ **OCR**: tesseract missing" in text and "✅ **Tools**: 7 active" in text
-    assert text.startswith("🟢 **Ready** in 1.0s")
+    assert text.startswith("🟡 **Loaded without a model** in 1.0s") and "🟢" not in text  # never green without a model
+    assert preload_status("ready", {}, llm_configured=True, elapsed_s=1.0).startswith("🟢 **Ready** in 1.0s")
 
 
 def test_preload_status_idle_loading_and_failed():
-    assert preload_status("idle", {}, llm_configured=True).startswith("💤 The agent loads with the first request")
+    assert preload_status("idle", {}, llm_configured=True, preload=False).startswith(
+        "💤 The agent loads with the first request")
+    # With APP_PRELOAD on, the moment before the thread starts must not claim the load waits for a request.
+    starting = preload_status("idle", {}, llm_configured=True, preload=True)
+    assert starting.startswith("⏳ **Starting**") and "APP_PRELOAD=false" not in starting
     assert preload_status("loading", {}, llm_configured=True, model_name="gpt").startswith("⏳ **Loading**")
     assert "gpt (configured)" in preload_status("loading", {}, llm_configured=True, model_name="gpt")
     failed = preload_status("failed", {}, llm_configured=True, error="ImportError: x")
@@ -83,7 +88,7 @@ def test_run_summary_line():
                                                               "3": {"scored": 0, "correct": 0}},
                "errors": 1, "tokens": {"total": 12345, "per_task": 2469}, "elapsed_s": 75}
     assert run_summary(summary) == ("**Exact match 50.0%** (2/4 scored, 1 unscored) · with format-only misses 75.0% · "
-                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · 1m 15s wall time")
+                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · 1m 15s elapsed")
     assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
 
 

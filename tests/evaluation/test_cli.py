@@ -177,3 +177,16 @@ def test_killed_mid_run_then_resumed_every_task_once_and_none_asked_twice(tmp_pa
         assert sorted(ids) == sorted(questions), name  # every task exactly once
     summary = json.loads((out / "summary.json").read_text())
     assert summary["total"] == 6 and summary["correct"] == 6 and summary["meta"]["sessions"] == 2
+
+
+def test_resume_reads_the_runs_own_data_source_and_selection(llm_env, tmp_path, capsys, monkeypatch):
+    root = make_gaia_folder(tmp_path / "gaia")
+    out = tmp_path / "out"
+    assert main(["run", "--data-dir", str(root), "--level", "1", "--max-samples", "1", "--output-dir", str(out)]) == 0
+    recorded = json.loads((out / "run.json").read_text())
+    assert recorded["data_dir"] == str(root) and recorded["level"] == 1 and recorded["max_samples"] == 1
+    # The hub would be tried (and fail offline) if the resume forgot the local folder.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    capsys.readouterr()
+    assert main(["run", "--resume", "--output-dir", str(out)]) == 0, capsys.readouterr().err
+    assert len(read_jsonl(out / "details.jsonl")) == 1  # the same selection: level 1, one sample

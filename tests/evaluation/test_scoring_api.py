@@ -182,6 +182,7 @@ def test_questions_endpoint_down_is_reported_not_fatal(api, pipeline, tmp_path):
     assert result.records == [] and result.response is None
     assert "Could not fetch the questions" in result.errors[-1]
     assert result.to_dict()["message"] == "No submission succeeded."
+    assert not result.output_dir.exists()  # a run that never started leaves no empty run folder
 
 
 def test_missing_username_is_reported(api, pipeline, tmp_path):
