@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import ToolFailure
+from tools.errors import MissingDependency, ToolFailure
 from tools.paths import resolve_media
-from tools.errors import MissingDependency
 
 AUDIO_EXTENSIONS = (".mp3", ".wav", ".m4a", ".flac", ".ogg", ".oga", ".opus", ".aac", ".webm", ".mp4")
 PACKAGED_NAME = "tiny.en"
@@ -115,8 +115,35 @@ def decode(file: Path) -> Any:
             return decode_audio(str(wav), sampling_rate=SAMPLE_RATE)
 
 
-def _clock(seconds: float) -> str:
-    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+def clock(seconds: float) -> str:
+    """75.2 -> '1:15'; an hour or more -> '1:02:03'."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One stretch of recognised speech, in seconds from the start."""
+
+    start: float
+    end: float
+    text: str
+
+
+def speech_segments(whisper: LazyWhisper, samples: Any, deadline: float) -> tuple[list[Segment], float | None]:
+    """Whisper's segments of `samples` until the monotonic `deadline`; also where it stopped (None: the end)."""
+    seconds = len(samples) / SAMPLE_RATE
+    model = whisper.get()
+    language = "en" if model.model.is_multilingual is False else None
+    found, _info = model.transcribe(samples, language=language, beam_size=5, condition_on_previous_text=False)
+    segments: list[Segment] = []
+    for seg in found:  # decoded lazily, window by window: stop before the executor gives up
+        if seg.text.strip():
+            segments.append(Segment(float(seg.start), float(seg.end), seg.text.strip()))
+        if time.monotonic() > deadline and seg.end < seconds - 1:
+            return segments, float(seg.end)
+    return segments, None
 
 
 def make_audio_tools(settings: Settings) -> list[BaseTool]:
@@ -133,7 +160,7 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
         return start + budget
 
     @tool
-    def transcribe_audio(path: str, config: RunnableConfig) -> str:
+    def transcribe_audio(path: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
         """Transcribe the speech in an audio file (mp3, wav, m4a, flac, ogg) and return the text.
 
         Use it for voice memos, recorded questions, lectures and songs with lyrics. The transcript is
@@ -148,16 +175,11 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
         seconds = len(samples) / SAMPLE_RATE
         if seconds < 0.05:
             raise ToolFailure(f"{file.name} holds no decodable audio (0 s); the file may be corrupt.", "corrupt_file")
-        model = whisper.get()
-        language = "en" if model.model.is_multilingual is False else None
-        segments, _info = model.transcribe(samples, language=language, beam_size=5, condition_on_previous_text=False)
-        parts: list[str] = []
-        for seg in segments:  # decoded lazily, window by window: stop before the executor gives up
-            parts.append(seg.text.strip())
-            if time.monotonic() > deadline_of(start) and seg.end < seconds - 1:
-                parts.append(f"…[transcript cut at {_clock(seg.end)} of {_clock(seconds)}: TOOL_TIMEOUT reached; "
-                             "raise TOOL_TIMEOUT or cut the audio to hear the rest]")
-                break
+        segments, cut_at = speech_segments(whisper, samples, deadline_of(start))
+        parts = [seg.text for seg in segments]
+        if cut_at is not None:
+            parts.append(f"…[transcript cut at {clock(cut_at)} of {clock(seconds)}: TOOL_TIMEOUT reached; "
+                         "raise TOOL_TIMEOUT or cut the audio to hear the rest]")
         text = " ".join(p for p in parts if p).strip()
         if not text:
             return f"No speech recognised in {file.name} ({seconds:.1f} s of audio)."

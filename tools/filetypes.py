@@ -24,7 +24,7 @@ EXTENSIONS: dict[str, Kind] = {
     ".zip": "zip",
     **{e: "image" for e in (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff")},
     **{e: "audio" for e in (".mp3", ".wav", ".m4a", ".flac", ".ogg", ".oga", ".opus", ".aac")},
-    **{e: "video" for e in (".mp4", ".mov", ".avi", ".mkv", ".webm")},
+    **{e: "video" for e in (".mp4", ".mov", ".avi", ".mkv", ".webm", ".m4v")},
 }
 
 # (prefix, offset, description, kind). Only formats we can name with confidence.
@@ -56,7 +56,7 @@ _MAGIC: list[tuple[bytes, int, str, Kind]] = [
 TOOL_ADVICE: dict[Kind, str] = {
     "image": "call image_ocr(path) to read its text, or analyze_image(path, question) to ask about its content",
     "audio": "call transcribe_audio(path) to get its speech as text",
-    "video": "no tool reads video directly; look for a transcript or description with web_search",
+    "video": "call watch_video(source=path) to get its transcript and keyframes",
     "pdf": "call parse_pdf(path)",
     "excel": "call parse_excel(path)",
     "binary": "no tool reads this format; look for the information elsewhere (web_search) or inspect the bytes with run_python",

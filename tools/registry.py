@@ -19,6 +19,7 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool
 
 from config import Settings, redact
+from tools.audio import make_audio_tools
 from tools.calculator import make_calculator_tools
 from tools.errors import MissingDependency
 from tools.excel import make_excel_tools
@@ -26,7 +27,7 @@ from tools.files import make_file_tools
 from tools.pdf import make_pdf_tools
 from tools.rag_search import make_rag_tools
 from tools.sandbox import make_sandbox_tools
-from tools.audio import make_audio_tools
+from tools.video import make_video_tools
 from tools.vision import make_ocr_tools, make_vision_tools
 from tools.web import make_web_tools
 
@@ -47,6 +48,7 @@ FACTORIES: list[tuple[ToolTier, ToolFactory]] = [
     ("extension", make_ocr_tools),
     ("extension", make_vision_tools),
     ("extension", make_audio_tools),
+    ("extension", make_video_tools),
     ("rag", make_rag_tools),
 ]
 
@@ -111,4 +113,7 @@ def build_registry(settings: Settings, factories: list[tuple[ToolTier, ToolFacto
         for made_tool in made:
             registry.tools.append(made_tool)
             registry.tiers[tier].append(made_tool.name)
+            # A tool that works without some of its parts says which in metadata["limited"] (part -> why).
+            for part, why in ((made_tool.metadata or {}).get("limited") or {}).items():
+                registry.missing[f"{made_tool.name} ({part})"] = why
     return registry

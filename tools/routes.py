@@ -7,9 +7,9 @@ active one in the route instead, so the model is never pointed at a tool it does
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,10 @@ _IMAGE = Route("image", ("analyze_image", "image_ocr"), {
 _AUDIO = Route("audio", ("transcribe_audio",), {
     "transcribe_audio": "Call transcribe_audio(path=\"{path}\") to get a transcript.",
 })
+_VIDEO = Route("video", ("watch_video",), {
+    "watch_video": "Call watch_video(source=\"{path}\", question=...) to get its transcript with timestamps and "
+                   "its keyframes (on-screen text and what they show).",
+})
 _PYTHON = Route("python", ("read_file", "run_python"), {
     "read_file": "Call read_file(path=\"{path}\") to read the code.",
     "run_python": "Read and run it with run_python (open(\"{path}\").read(), then exec or reason about it).",
@@ -60,6 +64,7 @@ ROUTES: dict[str, Route] = {
     ".pdf": _PDF,
     ".png": _IMAGE, ".jpg": _IMAGE, ".jpeg": _IMAGE, ".gif": _IMAGE, ".webp": _IMAGE, ".bmp": _IMAGE,
     ".mp3": _AUDIO, ".wav": _AUDIO, ".m4a": _AUDIO, ".flac": _AUDIO, ".ogg": _AUDIO,
+    ".mp4": _VIDEO, ".mov": _VIDEO, ".webm": _VIDEO, ".mkv": _VIDEO, ".avi": _VIDEO, ".m4v": _VIDEO,
     ".py": _PYTHON,
     **{ext: _TEXTLIKE for ext in (".docx", ".pptx", ".txt", ".md", ".json", ".jsonld", ".xml", ".html",
                                   ".htm", ".pdb", ".zip")},

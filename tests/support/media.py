@@ -111,3 +111,48 @@ def make_empty(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"")
     return path
+
+
+SLIDE_TEXTS = ("GALILEO 1610", "FOUR MOONS")
+SLIDE_SIZE = (640, 360)
+
+
+def make_slide(path: Path, text: str, size: tuple[int, int] = SLIDE_SIZE) -> Path:
+    """A video-sized still: large black text centred on white (what OCR of a keyframe must read)."""
+    from PIL import Image, ImageDraw
+
+    font = _font(56)
+    image = Image.new("RGB", size, "white")
+    left, top, right, bottom = font.getbbox(text)
+    position = ((size[0] - (right - left)) // 2 - left, (size[1] - (bottom - top)) // 2 - top)
+    ImageDraw.Draw(image).text(position, text, fill="black", font=font)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path)
+    return path
+
+
+def make_video(path: Path, slides: tuple[str, ...] = SLIDE_TEXTS, speech: str | None = SPEECH_TEXT, *,
+               slide_seconds: float = 2.5) -> Path:
+    """A short video (H.264 and AAC, in the container `path`'s extension names): text slides in turn.
+
+    `speech` is spoken by espeak-ng over them (None: the file has no audio track).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    work = path.parent / f".{path.stem}-parts"
+    work.mkdir(exist_ok=True)
+    command = ["ffmpeg", "-y", "-loglevel", "error"]
+    for number, text in enumerate(slides):
+        slide = make_slide(work / f"slide{number}.png", text)
+        command += ["-loop", "1", "-framerate", "10", "-t", f"{slide_seconds:g}", "-i", str(slide)]
+    video_inputs = "".join(f"[{n}:v]" for n in range(len(slides)))
+    graph = f"{video_inputs}concat=n={len(slides)}:v=1:a=0,format=yuv420p[v]"
+    maps = ["-map", "[v]"]
+    if speech:
+        command += ["-i", str(make_speech(work / "speech.wav", speech))]
+        graph += f";[{len(slides)}:a]apad[a]"
+        maps += ["-map", "[a]", "-c:a", "aac"]
+    command += ["-filter_complex", graph, *maps, "-t", f"{len(slides) * slide_seconds:g}", "-c:v", "libx264",
+                "-preset", "ultrafast", str(path)]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    shutil.rmtree(work, ignore_errors=True)
+    return path

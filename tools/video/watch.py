@@ -1,0 +1,195 @@
+"""watch_video: a YouTube URL or a local video file as text — what it is, what is said, what is shown.
+
+Parts run side by side within TOOL_TIMEOUT: the transcript (YouTube captions, else Whisper on the
+audio track) in one thread, keyframes (ffmpeg stills, tesseract OCR, one vision request) in the
+caller's. Each part has a share of the budget, and whatever did not fit is named in the reply. A
+missing prerequisite removes only its part; the factory records which in the tool's metadata
+(`limited`), and the registry lists it among the missing tools, so `python -m tools list` says why.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
+
+from config import Settings
+from tools.audio import LazyWhisper, Segment, clock, resolve_model, shared_model
+from tools.context import ToolContext
+from tools.errors import MissingDependency, ToolFailure
+from tools.paths import resolve_media
+from tools.video.frames import Keyframe, describe, read_text, take_stills
+from tools.video.media import Probe, probe
+from tools.video.speech import transcribe_track
+from tools.video.youtube import YouTubeInfo, fetch_captions, fetch_info, youtube_id
+from tools.vision_model import StandaloneModel, run_model
+
+VIDEO_EXTENSIONS = (".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v")
+MAX_VIDEO_BYTES = 150 * 2**20
+DESCRIPTION_CHARS = 600
+
+
+def _parts(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
+    """The prerequisites found (ffmpeg, ffprobe, whisper, ...) and, per missing part, why and the fix."""
+    found: dict[str, Any] = {"ffmpeg": shutil.which("ffmpeg"), "ffprobe": shutil.which("ffprobe"),
+                             "tesseract": shutil.which("tesseract"), "whisper": None,
+                             "yt_dlp": importlib.util.find_spec("yt_dlp") is not None,
+                             "captions": importlib.util.find_spec("youtube_transcript_api") is not None,
+                             "vision": settings.vision_model is not None and settings.llm_configured}
+    limited: dict[str, str] = {}
+    if not (found["ffmpeg"] and found["ffprobe"]):
+        limited["keyframes"] = "ffmpeg/ffprobe are not installed (apt-get install ffmpeg): no keyframes"
+    try:
+        import faster_whisper  # noqa: F401
+
+        found["whisper"] = shared_model(resolve_model(settings.WHISPER_MODEL))
+    except (ImportError, MissingDependency) as exc:
+        limited["speech"] = f"no speech-to-text ({getattr(exc, 'reason', exc)}): only YouTube captions give a transcript"
+    if not found["tesseract"]:
+        limited["frame text"] = "tesseract is not installed (apt-get install tesseract-ocr): keyframes have no OCR text"
+    if not found["yt_dlp"]:
+        limited["YouTube download"] = "yt-dlp is not installed (pip install yt-dlp): YouTube videos have no title, " \
+                                      "duration or keyframes"
+    if not found["captions"]:
+        limited["YouTube captions"] = "youtube-transcript-api is not installed (pip install youtube-transcript-api)"
+    if not found["vision"]:
+        limited["frame descriptions"] = "vision is off (VISION_MODEL_NAME=none or no model endpoint): keyframes " \
+                                        "are described by their OCR text only"
+    return found, limited
+
+
+def make_video_tools(settings: Settings) -> list[BaseTool]:
+    """Build `watch_video`; every part (ffmpeg, Whisper, tesseract, yt-dlp, captions, vision) is optional."""
+    found, limited = _parts(settings)
+    if not (found["ffmpeg"] and found["ffprobe"]) and found["whisper"] is None and not found["captions"]:
+        raise MissingDependency(["watch_video"], "watch_video needs ffmpeg (apt-get install ffmpeg), faster-whisper "
+                                                 "or youtube-transcript-api; none is installed")
+    budget = max(4.0, settings.TOOL_TIMEOUT - 3.0)  # leave time to assemble and return the reply
+    fallback = StandaloneModel(settings)
+
+    @tool
+    def watch_video(source: str, config: RunnableConfig, question: str = "") -> str:  # noqa: D417
+        """Watch a video (a YouTube URL or a video file) and return its title, duration, timed transcript and keyframes.
+
+        The transcript has [m:ss] timestamps (YouTube captions when the video has them, else speech
+        recognition). Keyframes are stills at regular intervals and at scene changes, each with its
+        timestamp, the text on screen (OCR) and a short description. Pass `question` to have the
+        descriptions focus on what you need to know (e.g. "How many birds are on screen at once?").
+
+        Args:
+            source: a YouTube video URL (https://www.youtube.com/watch?v=..., youtu.be/...) or the absolute path of a
+                video file (.mp4 .mov .webm .mkv .avi .m4v; an attachment path from the task).
+            question: what you want to learn from the pictures; leave empty for plain descriptions.
+        """
+        start = time.monotonic()
+        deadline = start + budget
+        ctx = ToolContext.of(config)
+        video_id = youtube_id(source)
+        captions: dict[str, Any] = {}
+        captioner = None
+        if video_id is not None:
+            if found["captions"]:
+                captioner = _start(lambda: captions.update(result=fetch_captions(video_id, max(2.0, budget / 3))))
+            folder = ctx.work.subdir("video") if found["ffmpeg"] and found["yt_dlp"] else None
+            info = fetch_info(video_id, folder, start + budget * 0.5, MAX_VIDEO_BYTES, ctx.work.reserve) \
+                if found["yt_dlp"] else YouTubeInfo(video_id, notes=[limited["YouTube download"]])
+            file = info.file
+        else:
+            if source.strip().lower().startswith(("http://", "https://")):
+                raise ToolFailure(f"{source} is not a YouTube video. watch_video plays YouTube URLs and video files; "
+                                  "for another site, save the video with fetch_webpage and pass the saved path.",
+                                  "unsupported_type")
+            file = resolve_media(source, config, VIDEO_EXTENSIONS, "a video file", "there is nothing to watch.")
+            info = YouTubeInfo("")
+        media = probe(found["ffprobe"], file, timeout=10.0) if file is not None and found["ffprobe"] else None
+        duration = info.duration or (media.duration if media else None)
+        if captioner is not None:
+            captioner.join(max(0.0, deadline - time.monotonic()))
+        segments, transcript_label = captions.get("result") or ([], "")
+        speech: dict[str, Any] = {}
+        listener = None
+        if not segments and file is not None and found["whisper"] is not None and (media is None or media.has_audio):
+            whisper: LazyWhisper = found["whisper"]
+            listener = _start(lambda: speech.update(
+                result=transcribe_track(whisper, found["ffmpeg"], file, duration, deadline)))
+        elif not segments and found["whisper"] is None and not transcript_label:
+            transcript_label = "speech-to-text is not available here"
+        frames: list[Keyframe] = []
+        frames_how, notes = "", list(info.notes)
+        if file is not None and found["ffmpeg"] and (media is None or media.has_video):
+            frames, frames_how = take_stills(found["ffmpeg"], file, duration, ctx.work.subdir("frames"),
+                                             start + budget * 0.55)
+            if found["tesseract"] and not read_text(frames, start + budget * 0.75):
+                notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
+            if frames and found["vision"]:
+                note = describe(frames, run_model(config, fallback), settings, question, info.title or
+                                (media.title if media else None), deadline)
+                if note:
+                    notes.append(note)
+        if listener is not None:
+            listener.join(max(0.0, deadline - time.monotonic()))
+            segments, transcript_label = speech.get("result") or ([], transcript_label + "; speech recognition did "
+                                                                      "not finish within TOOL_TIMEOUT")
+        name = f"YouTube video {video_id}" if video_id else Path(str(file)).name
+        return report(name, info, media, duration, segments, transcript_label, frames, frames_how, notes,
+                      [why for part, why in limited.items() if part != "YouTube captions" or video_id])
+
+    watch_video.metadata = {"limited": limited}
+    return [watch_video]
+
+
+def _start(work: Any) -> threading.Thread:
+    thread = threading.Thread(target=work, daemon=True, name="watch-video")
+    thread.start()
+    return thread
+
+
+def report(name: str, info: YouTubeInfo, media: Probe | None, duration: float | None, segments: list[Segment],
+           transcript_label: str, frames: list[Keyframe], frames_how: str, notes: list[str],
+           limits: list[str]) -> str:
+    """The reply: header, keyframes (compact, so a long transcript is what the output cap cuts), transcript."""
+    title = info.title or (media.title if media else None)
+    lines = [f"Video: {name}" + (f" — {title!r}" if title else "")]
+    if info.channel:
+        lines.append(f"Channel: {info.channel}")
+    if info.upload_date:
+        lines.append(f"Uploaded: {_date(info.upload_date)}")
+    lines.append(f"Duration: {clock(duration)}" if duration else "Duration: unknown")
+    if info.description:
+        text = " ".join(info.description.split())
+        lines.append("Description: " + (text[:DESCRIPTION_CHARS] + "…" if len(text) > DESCRIPTION_CHARS else text))
+    if info.chapters:
+        lines.append("Chapters: " + "; ".join(f"[{clock(at)}] {title}" for at, title in info.chapters))
+    if frames:
+        lines.append(f"\nKeyframes ({frames_how}):")
+        for frame in frames:
+            when = clock(frame.at) + (f"–{clock(frame.until)}" if frame.until else "")
+            parts = [f"[{when}]"]
+            if frame.seen:
+                parts.append(frame.seen)
+            if frame.ocr:
+                parts.append(f'On-screen text: "{frame.ocr}"')
+            lines.append(" ".join(parts) if len(parts) > 1 else f"[{when}] (no text on screen)")
+    elif media is not None and not media.has_video:
+        lines.append("\nKeyframes: none (the file has no video stream).")
+    if segments:
+        lines.append(f"\nTranscript ({transcript_label}):")
+        lines.extend(f"[{clock(seg.start)}] {seg.text}" for seg in segments)
+    else:
+        why = transcript_label or ("the file has no audio track" if media is not None and not media.has_audio
+                                   else "no speech was found")
+        lines.append(f"\nTranscript: none ({why}).")
+    remarks = notes + limits
+    if remarks:
+        lines.append("\nNotes: " + "; ".join(dict.fromkeys(remarks)) + ".")
+    return "\n".join(lines)
+
+
+def _date(value: str | None) -> str | None:
+    return f"{value[:4]}-{value[4:6]}-{value[6:]}" if value and len(value) == 8 and value.isdigit() else value

@@ -1,0 +1,199 @@
+"""YouTube: the video id in a URL, metadata and a small download (yt-dlp), captions (youtube-transcript-api).
+
+The model's URL is untrusted, so it is only mined for its 11-character video id; every request then
+goes to the canonical https://www.youtube.com/watch?v=ID (and the CDN the extractor is handed), never
+to a host the model chose. Captions come first because they are cheap and exact; the download (a
+low-resolution progressive format, size-capped) feeds keyframes and, without captions, speech
+recognition. Both libraries are optional: whichever is missing, the other still works.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from tools.audio import Segment
+from tools.errors import ToolFailure
+
+YOUTUBE_HOSTS = ("youtube.com", "youtu.be", "youtube-nocookie.com")
+_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
+_PATH_ID = re.compile(r"^/(?:shorts|embed|live|v|e)/([A-Za-z0-9_-]{11})")
+# A progressive (audio+video) low-resolution file: quick to fetch, enough for keyframes and speech.
+DOWNLOAD_FORMAT = "18/best[height<=480][vcodec!=none][acodec!=none]/best[height<=480]/worst"
+CAPTION_LANGUAGES = ("en", "en-US", "en-GB", "en-CA", "en-AU")
+
+
+@dataclass
+class YouTubeInfo:
+    """What yt-dlp said about a video; `notes` collects what could not be had and why."""
+
+    video_id: str
+    title: str | None = None
+    duration: float | None = None
+    channel: str | None = None
+    upload_date: str | None = None
+    description: str | None = None
+    chapters: list[tuple[float, str]] = field(default_factory=list)
+    file: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def youtube_id(source: str) -> str | None:
+    """The video id of a YouTube URL (watch, youtu.be, shorts, embed, live), else None."""
+    text = (source or "").strip()
+    if not text.lower().startswith(("http://", "https://")):
+        text = "https://" + text if text.lower().startswith(("youtube.com", "www.youtube.com", "m.youtube.com",
+                                                             "youtu.be")) else text
+    parts = urlsplit(text)
+    host = (parts.hostname or "").lower()
+    if not any(host == h or host.endswith("." + h) for h in YOUTUBE_HOSTS):
+        return None
+    if host.endswith("youtu.be"):
+        candidate = parts.path.strip("/").split("/")[0]
+    else:
+        match = _PATH_ID.match(parts.path)
+        candidate = match.group(1) if match else (parse_qs(parts.query).get("v") or [""])[0]
+    if not _ID.match(candidate):
+        raise ToolFailure(f"{source} is a YouTube address without a video id (expected watch?v=<11 characters>). "
+                          "Pass the URL of one video.", "bad_arguments")
+    return candidate
+
+
+def watch_url(video_id: str) -> str:
+    """The canonical page of a video."""
+    return f"https://www.youtube.com/watch?v={video_id}"
+
+
+class _Quiet:
+    """A yt-dlp logger that keeps the last error for the reply instead of printing."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def debug(self, msg: str) -> None:
+        pass
+
+    def info(self, msg: str) -> None:
+        pass
+
+    def warning(self, msg: str) -> None:
+        pass
+
+    def error(self, msg: str) -> None:
+        self.errors.append(re.sub(r"^ERROR:\s*", "", msg).strip())
+
+
+def fetch_info(video_id: str, folder: Path | None, deadline: float, max_bytes: int,
+               reserve: Any = None) -> YouTubeInfo:
+    """Metadata, and with `folder` the video file too, both via yt-dlp; failures become notes.
+
+    `reserve(nbytes, what)` claims disk before the download (the run's workspace budget).
+    """
+    info = YouTubeInfo(video_id)
+    try:
+        import yt_dlp
+    except ImportError:
+        info.notes.append("title and duration unknown: yt-dlp is not installed (pip install yt-dlp)")
+        return info
+    logger = _Quiet()
+
+    def stop_at_deadline(progress: dict[str, Any]) -> None:
+        if progress.get("status") == "downloading" and time.monotonic() > deadline:
+            raise yt_dlp.utils.DownloadCancelled("TOOL_TIMEOUT reached during the download")
+
+    options = {"quiet": True, "no_warnings": True, "noprogress": True, "logger": logger, "noplaylist": True,
+               "ignore_no_formats_error": True, "socket_timeout": max(2.0, deadline - time.monotonic()),
+               "format": DOWNLOAD_FORMAT, "max_filesize": max_bytes, "progress_hooks": [stop_at_deadline],
+               "outtmpl": str((folder or Path(".")) / "%(id)s.%(ext)s"), "retries": 1, "fragment_retries": 1}
+    with yt_dlp.YoutubeDL(options) as ydl:
+        try:
+            meta = ydl.extract_info(watch_url(video_id), download=False) or {}
+        except (yt_dlp.utils.DownloadError, yt_dlp.utils.ExtractorError) as exc:
+            reason = logger.errors[-1] if logger.errors else str(exc)
+            info.notes.append(f"YouTube metadata unavailable: {reason[:300]}")
+            return info
+        _fill(info, meta)
+        if folder is not None:
+            info.file = _download(ydl, meta, info, max_bytes, reserve, logger)
+    return info
+
+
+def _fill(info: YouTubeInfo, meta: dict[str, Any]) -> None:
+    info.title = meta.get("title")
+    info.duration = float(meta["duration"]) if meta.get("duration") else None
+    info.channel = meta.get("channel") or meta.get("uploader")
+    info.upload_date = meta.get("upload_date")
+    info.description = (meta.get("description") or "").strip() or None
+    info.chapters = [(float(c.get("start_time") or 0), str(c.get("title") or "")) for c in meta.get("chapters") or []]
+
+
+def _download(ydl: Any, meta: dict[str, Any], info: YouTubeInfo, max_bytes: int, reserve: Any,
+              logger: _Quiet) -> Path | None:
+    import yt_dlp
+
+    if not meta.get("url") and not meta.get("requested_formats"):
+        info.notes.append("no downloadable format was offered, so there are no keyframes")
+        return None
+    size = int(meta.get("filesize") or meta.get("filesize_approx") or 0)
+    if size > max_bytes:
+        info.notes.append(f"the video file ({size // 2**20} MB) is over the {max_bytes // 2**20} MB download cap, so "
+                          "there are no keyframes")
+        return None
+    if reserve is not None:
+        reserve(size or max_bytes, "the YouTube video download")
+    try:
+        ydl.process_info(meta)
+    except (yt_dlp.utils.DownloadError, yt_dlp.utils.DownloadCancelled) as exc:
+        reason = logger.errors[-1] if logger.errors else str(exc)
+        info.notes.append(f"the video could not be downloaded ({reason[:200]}), so there are no keyframes")
+        return None
+    path = Path(meta.get("filepath") or meta.get("_filename") or "")
+    return path if path.is_file() and path.stat().st_size else None
+
+
+def new_session(timeout: float) -> Any:
+    """The HTTP session youtube-transcript-api uses: every request bounded by `timeout` seconds."""
+    import requests
+
+    class BoundedSession(requests.Session):
+        def request(self, *args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("timeout", timeout)
+            return super().request(*args, **kwargs)
+
+    return BoundedSession()
+
+
+def fetch_captions(video_id: str, timeout: float) -> tuple[list[Segment], str]:
+    """The video's captions as timed segments, English preferred, and a label; ([], why) when there are none."""
+    try:
+        from youtube_transcript_api import YouTubeTranscriptApi
+        from youtube_transcript_api._errors import CouldNotRetrieveTranscript
+    except ImportError:
+        return [], "no captions: youtube-transcript-api is not installed (pip install youtube-transcript-api)"
+    import requests
+
+    api = YouTubeTranscriptApi(http_client=new_session(timeout))
+    try:
+        listing = api.list(video_id)
+        tracks = list(listing)
+        if not tracks:
+            return [], "the video has no captions"
+        try:
+            track = listing.find_transcript(CAPTION_LANGUAGES)
+        except CouldNotRetrieveTranscript:
+            track = next((t for t in tracks if not t.is_generated), tracks[0])
+        fetched = track.fetch()
+    except CouldNotRetrieveTranscript as exc:
+        first = str(exc).strip().splitlines()
+        cause = next((ln for ln in first if "cause" in ln.lower() or "disabled" in ln.lower()), type(exc).__name__)
+        return [], f"no captions ({type(exc).__name__}: {cause.strip()[:200]})"
+    except requests.RequestException as exc:
+        return [], f"no captions (YouTube did not answer: {type(exc).__name__})"
+    kind = "auto-generated" if track.is_generated else "uploaded"
+    segments = [Segment(float(s.start), float(s.start + s.duration), s.text.replace("\n", " ").strip())
+                for s in fetched if s.text.strip()]
+    return segments, f"YouTube captions ({kind}, {track.language})"
