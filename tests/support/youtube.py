@@ -35,12 +35,16 @@ class RecordedYouTube:
     captions: list[tuple[float, float, str]] | None = field(default_factory=lambda: [
         (0.0, 2.4, "Galileo saw four moons"), (2.4, 2.6, "circling Jupiter in 1610")])
     video_bytes: bytes | None = None
+    unavailable: bool = False
+    """True: YouTube says "Video unavailable" (removed or private)."""
     requests: list[tuple[str, str]] = field(default_factory=list)
     """(method, URL) of every request either library sent."""
 
     # -- recorded bodies -------------------------------------------------------------------------
     def player(self) -> dict[str, Any]:
         """The innertube player response."""
+        if self.unavailable:
+            return {"playabilityStatus": {"status": "ERROR", "reason": "Video unavailable"}}
         data: dict[str, Any] = {
             "playabilityStatus": {"status": "OK", "playableInEmbed": True},
             "videoDetails": {"videoId": self.video_id, "title": self.title, "lengthSeconds": str(self.seconds),

@@ -9,7 +9,7 @@ import pytest
 from config import load_settings
 from tests.support.media import SLIDE_TEXTS, make_corrupt, make_video, media_tools_available
 from tests.support.openai_server import ScriptedOpenAI, say
-from tests.support.youtube import CDN, RecordedYouTube
+from tests.support.youtube import CDN, VIDEO_ID, RecordedYouTube
 from tools.errors import MissingDependency
 from tools.executor import run_tool
 from tools.registry import build_registry
@@ -129,6 +129,13 @@ def test_youtube_without_formats_still_gives_captions_and_says_why_no_frames(mon
     out = _watch(f"https://m.youtube.com/shorts/{yt.video_id}")
     assert out.ok, out.output
     assert "Galileo saw four moons" in out.output and "no downloadable format" in out.output
+
+
+def test_an_unavailable_youtube_video_is_a_clear_failure(monkeypatch):
+    RecordedYouTube(unavailable=True).install(monkeypatch)
+    out = _watch(f"https://www.youtube.com/watch?v={VIDEO_ID}")
+    assert not out.ok and out.error_kind == "not_found"
+    assert "Video unavailable" in out.output and "search for a transcript" in out.output
 
 
 def test_long_videos_get_sparse_frames_and_say_so():

@@ -87,61 +87,94 @@ def make_video_tools(settings: Settings) -> list[BaseTool]:
                 video file (.mp4 .mov .webm .mkv .avi .m4v; an attachment path from the task).
             question: what you want to learn from the pictures; leave empty for plain descriptions.
         """
-        start = time.monotonic()
-        deadline = start + budget
+        watcher = Watcher(settings, found, limited, budget, fallback)
+        return watcher.watch(source, question, config)
+
+    watch_video.metadata = {"limited": limited}
+    return [watch_video]
+
+
+class Watcher:
+    """One watch_video call: the source, then transcript and keyframes side by side, each in its share of time."""
+
+    def __init__(self, settings: Settings, found: dict[str, Any], limited: dict[str, str], budget: float,
+                 fallback: StandaloneModel) -> None:
+        self.settings, self.found, self.limited, self.fallback = settings, found, limited, fallback
+        self.start = time.monotonic()
+        self.budget = budget
+        self.deadline = self.start + budget
+        self.notes: list[str] = []
+
+    def at(self, share: float) -> float:
+        """The monotonic time when `share` of the budget is spent."""
+        return self.start + self.budget * share
+
+    def watch(self, source: str, question: str, config: RunnableConfig) -> str:
+        """The reply for `source` (see watch_video)."""
         ctx = ToolContext.of(config)
         video_id = youtube_id(source)
         captions: dict[str, Any] = {}
         captioner = None
         if video_id is not None:
-            if found["captions"]:
-                captioner = _start(lambda: captions.update(result=fetch_captions(video_id, max(2.0, budget / 3))))
-            folder = ctx.work.subdir("video") if found["ffmpeg"] and found["yt_dlp"] else None
-            info = fetch_info(video_id, folder, start + budget * 0.5, MAX_VIDEO_BYTES, ctx.work.reserve) \
-                if found["yt_dlp"] else YouTubeInfo(video_id, notes=[limited["YouTube download"]])
-            file = info.file
+            if self.found["captions"]:
+                captioner = _start(lambda: captions.update(
+                    result=fetch_captions(video_id, max(2.0, self.budget / 3))))
+            info = self.youtube(video_id, ctx)
         else:
             if source.strip().lower().startswith(("http://", "https://")):
                 raise ToolFailure(f"{source} is not a YouTube video. watch_video plays YouTube URLs and video files; "
                                   "for another site, save the video with fetch_webpage and pass the saved path.",
                                   "unsupported_type")
-            file = resolve_media(source, config, VIDEO_EXTENSIONS, "a video file", "there is nothing to watch.")
-            info = YouTubeInfo("")
-        media = probe(found["ffprobe"], file, timeout=10.0) if file is not None and found["ffprobe"] else None
+            info = YouTubeInfo("", file=resolve_media(source, config, VIDEO_EXTENSIONS, "a video file",
+                                                      "there is nothing to watch."))
+        file = info.file
+        media = probe(self.found["ffprobe"], file, timeout=10.0) if file is not None and self.found["ffprobe"] else None
         duration = info.duration or (media.duration if media else None)
         if captioner is not None:
-            captioner.join(max(0.0, deadline - time.monotonic()))
-        segments, transcript_label = captions.get("result") or ([], "")
+            captioner.join(max(0.0, self.deadline - time.monotonic()))
+        segments, label = captions.get("result") or ([], "")
         speech: dict[str, Any] = {}
         listener = None
-        if not segments and file is not None and found["whisper"] is not None and (media is None or media.has_audio):
-            whisper: LazyWhisper = found["whisper"]
+        if not segments and file is not None and self.found["whisper"] is not None and (media is None or media.has_audio):
+            whisper: LazyWhisper = self.found["whisper"]
             listener = _start(lambda: speech.update(
-                result=transcribe_track(whisper, found["ffmpeg"], file, duration, deadline)))
-        elif not segments and found["whisper"] is None and not transcript_label:
-            transcript_label = "speech-to-text is not available here"
-        frames: list[Keyframe] = []
-        frames_how, notes = "", list(info.notes)
-        if file is not None and found["ffmpeg"] and (media is None or media.has_video):
-            frames, frames_how = take_stills(found["ffmpeg"], file, duration, ctx.work.subdir("frames"),
-                                             start + budget * 0.55)
-            if found["tesseract"] and not read_text(frames, start + budget * 0.75):
-                notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
-            if frames and found["vision"]:
-                note = describe(frames, run_model(config, fallback), settings, question, info.title or
-                                (media.title if media else None), deadline)
-                if note:
-                    notes.append(note)
+                result=transcribe_track(whisper, self.found["ffmpeg"], file, duration, self.deadline)))
+        elif not segments and self.found["whisper"] is None and not label:
+            label = "speech-to-text is not available here"
+        frames, how = self.keyframes(file, media, duration, info.title or (media.title if media else None),
+                                     question, ctx, config)
         if listener is not None:
-            listener.join(max(0.0, deadline - time.monotonic()))
-            segments, transcript_label = speech.get("result") or ([], transcript_label + "; speech recognition did "
-                                                                      "not finish within TOOL_TIMEOUT")
+            listener.join(max(0.0, self.deadline - time.monotonic()))
+            segments, label = speech.get("result") or ([], label + "; speech recognition did not finish within "
+                                                           "TOOL_TIMEOUT")
+        if video_id and not segments and file is None and info.title is None:
+            raise ToolFailure(f"nothing could be read from the YouTube video {video_id}: "
+                              f"{'; '.join(info.notes + [label])}. Check the URL, or search for a transcript or "
+                              "description of the video.", "not_found")
         name = f"YouTube video {video_id}" if video_id else Path(str(file)).name
-        return report(name, info, media, duration, segments, transcript_label, frames, frames_how, notes,
-                      [why for part, why in limited.items() if part != "YouTube captions" or video_id])
+        limits = [why for part, why in self.limited.items() if video_id or not part.startswith("YouTube")]
+        return report(name, info, media, duration, segments, label, frames, how, info.notes + self.notes, limits)
 
-    watch_video.metadata = {"limited": limited}
-    return [watch_video]
+    def youtube(self, video_id: str, ctx: ToolContext) -> YouTubeInfo:
+        """Metadata and, when keyframes can be taken, the (capped) file, within half of the budget."""
+        if not self.found["yt_dlp"]:
+            return YouTubeInfo(video_id, notes=[self.limited["YouTube download"]])
+        folder = ctx.work.subdir("video") if self.found["ffmpeg"] else None
+        return fetch_info(video_id, folder, self.at(0.5), MAX_VIDEO_BYTES, ctx.work.reserve)
+
+    def keyframes(self, file: Path | None, media: Probe | None, duration: float | None, title: str | None,
+                  question: str, ctx: ToolContext, config: RunnableConfig) -> tuple[list[Keyframe], str]:
+        """Stills by 55% of the budget, their OCR by 75%, their descriptions by the deadline."""
+        if file is None or not self.found["ffmpeg"] or (media is not None and not media.has_video):
+            return [], ""
+        frames, how = take_stills(self.found["ffmpeg"], file, duration, ctx.work.subdir("frames"), self.at(0.55))
+        if self.found["tesseract"] and not read_text(frames, self.at(0.75)):
+            self.notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
+        if frames and self.found["vision"]:
+            note = describe(frames, run_model(config, self.fallback), self.settings, question, title, self.deadline)
+            if note:
+                self.notes.append(note)
+        return frames, how
 
 
 def _start(work: Any) -> threading.Thread:

@@ -73,6 +73,7 @@ class _Quiet:
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        self.warnings: list[str] = []
 
     def debug(self, msg: str) -> None:
         pass
@@ -81,7 +82,13 @@ class _Quiet:
         pass
 
     def warning(self, msg: str) -> None:
-        pass
+        self.warnings.append(re.sub(r"^(WARNING:\s*)?(\[youtube\]\s*)?", "", msg).strip())
+
+    def refusal(self) -> str:
+        """Why YouTube gave no details ('Video unavailable', 'Private video', 'Sign in to confirm your age')."""
+        words = ("unavailable", "private", "sign in", "removed", "terminated", "not available", "blocked")
+        return next((w for w in self.warnings + self.errors if any(x in w.lower() for x in words)),
+                    "YouTube gave no details for it")
 
     def error(self, msg: str) -> None:
         self.errors.append(re.sub(r"^ERROR:\s*", "", msg).strip())
@@ -117,6 +124,10 @@ def fetch_info(video_id: str, folder: Path | None, deadline: float, max_bytes: i
             info.notes.append(f"YouTube metadata unavailable: {reason[:300]}")
             return info
         _fill(info, meta)
+        if not meta.get("duration") and str(meta.get("title", "")).startswith("youtube video #"):
+            info.title = None  # yt-dlp's stand-in title: the extractor got nothing
+            info.notes.append(f"YouTube metadata unavailable: {logger.refusal()[:300]}")
+            return info
         if folder is not None:
             info.file = _download(ydl, meta, info, max_bytes, reserve, logger)
     return info
