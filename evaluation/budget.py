@@ -25,12 +25,18 @@ class Ticket:
 class Bucket:
     """Level, refill rate and capacity of one budget (not thread-safe: the limiter holds its lock)."""
 
-    def __init__(self, rate: float = 0.0, capacity: float = 0.0, *, safety: float = 0.01) -> None:
-        """`rate` per second (0 = unknown: no constraint); `safety` slows the assumed refill a little."""
+    def __init__(self, rate: float = 0.0, capacity: float = 0.0, *, safety: float = 0.01,
+                 window_s: float | None = None) -> None:
+        """`rate` per second (0 = unknown: no constraint); `safety` slows the assumed refill a little.
+
+        With `window_s`, the refill is slowed further by capacity / window_s, so that no `window_s` window
+        (a provider's minute) ever holds more than rate * window_s, burst included.
+        """
         self.rate = rate
         self.capacity = capacity
         self.level = capacity
         self.safety = safety
+        self.window_s = window_s
         self.synced = False
         self._at: float | None = None
 
@@ -39,9 +45,15 @@ class Bucket:
         """Whether this budget constrains anything yet."""
         return self.rate > 0
 
+    @property
+    def refill_rate(self) -> float:
+        """The rate the level is assumed to refill at (a little under `rate`)."""
+        slower = self.capacity / self.window_s if self.window_s else 0.0
+        return max(self.rate * 0.5, self.rate * (1 - self.safety) - slower)
+
     def _refill(self, now: float) -> None:
         if self._at is not None and now > self._at:
-            self.level = min(self.capacity, self.level + (now - self._at) * self.rate * (1 - self.safety))
+            self.level = min(self.capacity, self.level + (now - self._at) * self.refill_rate)
         self._at = now if self._at is None else max(self._at, now)
 
     def ready_at(self, cost: float, now: float) -> float:
@@ -54,7 +66,7 @@ class Bucket:
             return now
         self._refill(now)
         self.capacity = max(self.capacity, cost)
-        return now if self.level >= cost else now + (cost - self.level) / (self.rate * (1 - self.safety))
+        return now if self.level >= cost else now + (cost - self.level) / self.refill_rate
 
     def take(self, cost: float, now: float) -> None:
         """Spend `cost` (the level may dip below zero by what a large request exceeds the capacity)."""
@@ -78,15 +90,19 @@ class Bucket:
         self.level = min(self.level, self.capacity)
 
     def sync(self, remaining: float, ticket: Ticket, later: float, now: float) -> None:
-        """Set the level from `remaining` as the provider counted it when `ticket` reached it.
+        """Correct the level by `remaining` as the provider counted it when `ticket` reached it.
 
-        `later` is what the batch spent after that ticket (not yet in the provider's count).
+        `later` is what the batch spent after that ticket (not yet in the provider's count). The provider
+        counted a little after the ticket was admitted, so `told` runs slightly high: it lowers the
+        level at once, but raises it only when the batch's own count is clearly too low (more than a
+        request's worth, or a tenth of the budget), e.g. after another client of the key went quiet.
         """
         if not self.known:
             return
         self._refill(now)
-        told = remaining + max(0.0, now - ticket.at) * self.rate * (1 - self.safety) - later
-        self.level = min(told, self.capacity)
+        told = min(remaining + max(0.0, now - ticket.at) * self.refill_rate - later, self.capacity)
+        if not self.synced or told < self.level or told > self.level + max(1.0, 0.1 * self.capacity):
+            self.level = told
         self.synced = True
 
 

@@ -123,7 +123,7 @@ class RateLimiter:
         self._waited = 0.0
         self._requests = Bucket(safety=safety / 2)
         token_rate = tokens_per_minute / 60.0
-        self._tokens = Bucket(token_rate, token_rate * self.TOKEN_BURST_S, safety=safety / 2)
+        self._tokens = Bucket(token_rate, token_rate * self.TOKEN_BURST_S, safety=safety / 2, window_s=self.WINDOW_S)
         self._completion_mean = 0.0
         self._tickets = Tickets()
         self._local = threading.local()

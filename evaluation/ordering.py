@@ -6,10 +6,10 @@ going while every other worker is idle — the idle tail —, and several long t
 the same moment leave no worker asking the model anything. So each task gets an expected duration —
 from the times earlier runs recorded for it (the checkpoints of this run and of earlier runs of the
 same split), else from its attachment's type and size, its question (a video link) and its level — and
-the queue is planned by simulating the workers: the longest task first, but never more long tasks at
-once than leaves half the workers free to keep requests flowing (unless the short work left could no
-longer cover a waiting long task); the short tasks fill in and finish last, when a worker that frees up
-early can still keep the ceiling busy.
+the queue is planned by simulating the workers: the longest tool-bound task first, but never more of
+them at once than leaves most workers free to keep requests flowing (unless the other work left could
+no longer cover a waiting one); the request-dense tasks fill in, longest first, and the shortest finish
+last, when a worker that frees up early can still keep the ceiling busy.
 """
 
 from __future__ import annotations
@@ -43,24 +43,35 @@ PER_MB_S = {"xlsx": 10.0, "xls": 10.0, "xlsm": 10.0, "csv": 5.0, "pdf": 12.0, "m
 """Extra seconds per megabyte, where size drives the tool's time (rows, pages, minutes of audio)."""
 VIDEO_LINK = re.compile(r"(youtube\.com/watch|youtu\.be/|vimeo\.com/|\.mp4\b)", re.IGNORECASE)
 HEAVY_S = 30.0
-"""A task expected to take at least this long counts as long when planning how many run at once."""
+"""A task recorded to have taken at least this long counts as tool-bound."""
+TOOL_BOUND_S = 10.0
+"""A task whose attachment promises at least this much tool work counts as tool-bound."""
 RECENT_RUNS = 20
 """Earlier run folders of the split whose checkpoints are read for durations."""
+
+
+def tool_seconds(sample: Sample) -> float:
+    """Seconds of slow tool work the task's attachment (or video link) is expected to need."""
+    seconds = 0.0
+    if sample.file_type:
+        seconds += ATTACHMENT_S.get(sample.file_type, 4.0) + PER_MB_S.get(sample.file_type, 0.0) * _size_mb(sample.file_path)
+    if VIDEO_LINK.search(sample.question or ""):
+        seconds += ATTACHMENT_S["mp4"]
+    return seconds
 
 
 def expected_duration(sample: Sample, recorded: Mapping[str, float] | None = None) -> float:
     """Seconds `sample` is expected to take: as recorded in an earlier run, else estimated from its attachment."""
     if recorded and sample.task_id in recorded:
         return recorded[sample.task_id]
-    seconds = BASE_S * LEVEL_FACTOR.get(sample.level, 1.4)
-    kind = sample.file_type
-    if kind:
-        seconds += ATTACHMENT_S.get(kind, 4.0)
-        size = _size_mb(sample.file_path)
-        seconds += PER_MB_S.get(kind, 0.0) * size
-    if VIDEO_LINK.search(sample.question or ""):
-        seconds += ATTACHMENT_S["mp4"]
-    return seconds
+    return BASE_S * LEVEL_FACTOR.get(sample.level, 1.4) + tool_seconds(sample)
+
+
+def tool_bound(sample: Sample, recorded: Mapping[str, float] | None = None) -> bool:
+    """Whether the task spends long stretches in a tool, asking the model nothing meanwhile."""
+    if recorded and sample.task_id in recorded:
+        return recorded[sample.task_id] >= HEAVY_S
+    return tool_seconds(sample) >= TOOL_BOUND_S
 
 
 def plan_order(samples: Sequence[Sample], concurrency: int,
@@ -70,27 +81,28 @@ def plan_order(samples: Sequence[Sample], concurrency: int,
         return list(samples)  # one worker: nothing overlaps, the dataset order is as good as any
     durations = {s.task_id: expected_duration(s, recorded) for s in samples}
     ranked = sorted(samples, key=lambda s: -durations[s.task_id])  # stable: ties keep the dataset order
-    long_cap = max(1, concurrency // 2)
-    heavy = [s for s in ranked if durations[s.task_id] >= HEAVY_S]
-    light = [s for s in ranked if durations[s.task_id] < HEAVY_S]
-    # Simulate the workers: whoever frees first takes a long task if fewer than `long_cap` run, else a short one.
-    free_at: list[tuple[float, int, bool]] = [(0.0, i, False) for i in range(concurrency)]
+    cap = max(1, (concurrency - 1) // 2)
+    slow = [s for s in ranked if tool_bound(s, recorded)]
+    dense = [s for s in ranked if not tool_bound(s, recorded)]
+    # Simulate the workers: whoever frees first takes the longest tool-bound task while fewer than `cap`
+    # run, else the longest of the others.
+    free_at: list[tuple[float, int]] = [(0.0, i) for i in range(concurrency)]
     heapq.heapify(free_at)
-    running_long: list[float] = []  # end times of the long tasks in progress
+    running: list[float] = []  # end times of the tool-bound tasks in progress
     order: list[Sample] = []
-    while heavy or light:
-        now, worker, _ = heapq.heappop(free_at)
-        running_long = [end for end in running_long if end > now]
-        # Past the cap only when waiting longer would make the long task the run's tail: the short work
+    while slow or dense:
+        now, worker = heapq.heappop(free_at)
+        running = [end for end in running if end > now]
+        # Past the cap only when waiting longer would make a slow task the run's tail: the other work
         # left, spread over the other workers, no longer covers it.
-        light_left = sum(durations[s.task_id] for s in light) / max(1, concurrency - len(running_long) - 1)
-        take_long = bool(heavy) and (len(running_long) < long_cap or light_left < durations[heavy[0].task_id])
-        sample = heavy.pop(0) if take_long else light.pop(0)
+        dense_left = sum(durations[s.task_id] for s in dense) / max(1, concurrency - len(running) - 1)
+        take_slow = bool(slow) and (len(running) < cap or dense_left < durations[slow[0].task_id])
+        sample = slow.pop(0) if take_slow else dense.pop(0)
         end = now + durations[sample.task_id]
-        if take_long:
-            running_long.append(end)
+        if take_slow:
+            running.append(end)
         order.append(sample)
-        heapq.heappush(free_at, (end, worker, bool(take_long)))
+        heapq.heappush(free_at, (end, worker))
     return order
 
 

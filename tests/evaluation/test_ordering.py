@@ -27,15 +27,21 @@ def test_slow_attachments_and_video_links_are_expected_to_take_longer(tmp_path):
     assert expected_duration(plain, {"t0": 99.0}) == 99.0  # a recorded duration wins
 
 
-def test_long_tasks_start_first_but_leave_workers_for_the_rest(tmp_path):
-    tasks = [sample(i) for i in range(12)] + [sample(20 + i, f"a{i}.mp3", tmp_path) for i in range(3)]
+def test_long_tool_bound_tasks_start_first_but_leave_workers_for_the_rest(tmp_path):
+    tasks = [sample(i) for i in range(30)] + [sample(40 + i, f"a{i}.mp3", tmp_path) for i in range(3)]
     order = [s.task_id for s in plan_order(tasks, concurrency=4)]
     assert sorted(order) == sorted(s.task_id for s in tasks)
-    long_ids = {"t20", "t21", "t22"}
-    assert order[0] == "t20"  # the longest starts at once
-    assert sum(t in long_ids for t in order[:4]) == 2  # at most half the workers on long ones...
+    long_ids = {"t40", "t41", "t42"}
+    assert order[0] == "t40"  # the longest starts at once
+    assert sum(t in long_ids for t in order[:4]) == 1  # most workers stay on request-dense tasks...
     assert max(order.index(t) for t in long_ids) < len(order) - 3  # ...yet none left to run alone at the end
     assert order[-1] not in long_ids
+
+
+def test_slow_tasks_go_past_the_cap_rather_than_run_alone_at_the_end(tmp_path):
+    tasks = [sample(i) for i in range(4)] + [sample(10 + i, f"a{i}.mp3", tmp_path) for i in range(3)]
+    order = [s.task_id for s in plan_order(tasks, concurrency=4)]
+    assert order[:3] == ["t10", "t11", "t12"]  # too little other work to cover them one after another
 
 
 def test_one_worker_keeps_the_dataset_order(tmp_path):
