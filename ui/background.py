@@ -70,3 +70,59 @@ def iterate_in_thread(run: Callable[[Callable[[Any], None]], T]) -> Iterator[Any
         raise outcome["error"]
     yield Finished(outcome.get("value"))
 
+
+
+class AskControl:
+    """One session's Debug question: the stop flag of the question that is running (a fresh one per question).
+
+    Lives in `gr.State` like BatchControl; Stop sets the flag instead of cancelling the handler, so the
+    handler can still show a "stopped" note and offer the partial trace.
+    """
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+
+    def begin(self) -> threading.Event:
+        """A new stop flag for the question that starts now."""
+        self.stop = threading.Event()
+        return self.stop
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> AskControl:
+        return AskControl()
+
+
+def iterate_until_stopped(make: Callable[[], Iterator[T]], stop: threading.Event, poll_s: float = 0.2) -> Iterator[T]:
+    """Iterate `make()` in a worker thread; return early once `stop` is set, without waiting for the item in flight.
+
+    The worker closes the iterator at its next item after a stop (the pipeline's generator ends there),
+    so an abandoned question does not go on spending. The worker's exception is re-raised here.
+    """
+    items: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def work() -> None:
+        iterator = make()
+        try:
+            for item in iterator:
+                items.put(("item", item))
+                if stop.is_set():
+                    break
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            items.put(("error", exc))
+            return
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+        items.put(("done", None))
+
+    threading.Thread(target=work, name="ask-stream", daemon=True).start()
+    while not stop.is_set():
+        try:
+            kind, value = items.get(timeout=poll_s)
+        except queue.Empty:
+            continue
+        if kind == "done":
+            return
+        if kind == "error":
+            raise value
+        yield value

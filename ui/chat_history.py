@@ -71,19 +71,6 @@ def history_turns(history: Iterable[Any]) -> list[dict[str, str]]:
     return turns
 
 
-def latest_file(history: Iterable[Any]) -> str | None:
-    """The most recent file a user attached in the conversation (follow-up questions refer to it)."""
-    found = None
-    for msg in history or []:
-        role = msg.get("role") if isinstance(msg, dict) else getattr(msg, "role", None)
-        content = msg.get("content") if isinstance(msg, dict) else getattr(msg, "content", None)
-        if role == "user":
-            files = message_files(content)
-            if files:
-                found = files[-1]
-    return found
-
-
 def message_input(message: Any) -> tuple[str, str | None]:
     """(text, first attached file) of a multimodal textbox value or a plain string."""
     if isinstance(message, str):

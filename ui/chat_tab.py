@@ -19,7 +19,9 @@ def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> Non
             fn=chat,
             multimodal=True,
             chatbot=gr.Chatbot(height=560, elem_id="chatbot", placeholder="Ask anything; attach a file with 📎."),
+            # stop_btn: gradio shows a Stop button only when the given textbox asks for one.
             textbox=gr.MultimodalTextbox(placeholder="Message (attach a file with 📎)…", file_count="single",
+                                         stop_btn=True,
                                          elem_id="chat-input"),
             api_name="chat", concurrency_limit=settings.APP_CONCURRENCY, fill_height=False,
         )

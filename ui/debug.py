@@ -7,6 +7,7 @@ Generators yield plain values; app.py wires them to components. The shared pipel
 from __future__ import annotations
 
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ from typing import Any
 import gradio as gr
 
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
+from ui.background import iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
+from ui.text import shown
 from ui.trace_view import clip, question_message, render_trace, verdict_message
 
 AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
@@ -26,11 +29,54 @@ NO_PREVIEW_TOOLS = {"run_python", "analyze_image"}
 """Route tools a preview must not use: they run code or need a model."""
 
 
+def _uploaded(file: Any) -> str | None:
+    if not file:
+        return None
+    return str(file if isinstance(file, (str, Path)) else getattr(file, "name", file))
+
+
+def attachment_for(file: Any, task: Any) -> tuple[str | None, str]:
+    """The file a question goes with, and where it came from: a picked task's own file always wins.
+
+    A picked GAIA task is scored against its own attachment (or none), so an upload left from an earlier
+    question is never sent with it.
+    """
+    if task is not None:
+        path = getattr(task, "file_path", None)
+        return (str(path), "the task's file") if path else (None, "the task has no attachment")
+    uploaded = _uploaded(file)
+    return (uploaded, "uploaded") if uploaded else (None, "no attachment")
+
+
+def attachment_line(file: Any, task: Any) -> str:
+    """What the attachment line under the upload says: which file goes with the question, and why."""
+    path, origin = attachment_for(file, task)
+    if path is None:
+        ignored = " (the upload is ignored)" if task is not None and _uploaded(file) else ""
+        return f"📎 No attachment: {origin}{ignored}."
+    ignored = " — the upload is ignored" if task is not None and _uploaded(file) else ""
+    missing = " ⚠️ missing on disk" if not Path(path).is_file() else ""
+    return f"📎 Attached: `{Path(path).name}` ({origin}{ignored}){missing}"
+
+
+def loaded_message(samples: list[Any]) -> str:
+    """The task picker's line after a load: how many tasks, and every attachment that is missing or refused."""
+    lines = [f"Loaded {len(samples)} task(s). Pick one above."]
+    missing = [s for s in samples if getattr(s, "attachment_missing", False)]
+    refused = [s for s in samples if getattr(s, "attachment_error", "")]
+    if missing:
+        names = ", ".join(f"`{s.file_name}` (task {s.task_id[:8]})" for s in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        lines.append(f"⚠️ {len(missing)} attachment(s) missing on disk: {names}{more}. "
+                     "Those tasks run without their file.")
+    if refused:
+        lines.append(f"⚠️ {len(refused)} attachment(s) refused: "
+                     + "; ".join(shown(s.attachment_error) for s in refused[:5]))
+    return "  \n".join(lines)
+
+
 def _attachment(file: Any, task: Any) -> str | None:
-    if file:
-        return str(file if isinstance(file, (str, Path)) else getattr(file, "name", file))
-    path = getattr(task, "file_path", None)
-    return str(path) if path else None
+    return attachment_for(file, task)[0]
 
 
 TRACE_TTL_S = 3600.0
@@ -53,9 +99,15 @@ def write_trace(solution: Solution, folder: Path | None = None) -> str:
     return str(path)
 
 
+STOPPED_NOTE = "Stopped by the user: the trace above is what ran so far; download it below."
+
+
 def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
-               use_rag: bool = True) -> Iterator[AskOutput]:
-    """Run one question through the pipeline, yielding the rendered trace after every event."""
+               use_rag: bool = True, stop: threading.Event | None = None) -> Iterator[AskOutput]:
+    """Run one question through the pipeline, yielding the rendered trace after every event.
+
+    When `stop` is set the trace ends with a "stopped" note and the partial trace is offered for download.
+    """
     question = (question or "").strip()
     if not question:
         yield [gr.ChatMessage(role="assistant", content="Type a question (or pick a GAIA task) first.")], "", "", None
@@ -68,14 +120,16 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     try:
         pipeline = runtime.pipeline()
     except AgentUnavailable as exc:
-        yield head + [gr.ChatMessage(role="assistant", content=f"❌ {exc}")], "", "", None
+        yield head + [gr.ChatMessage(role="assistant", content=f"❌ {shown(exc)}")], "", "", None
         return
 
     task_id = getattr(task, "task_id", None)
     events: list[Event] = []
     answer = ""
     try:
-        for event in pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag):
+        stop = stop or threading.Event()
+        for event in iterate_until_stopped(
+                lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag), stop):
             events.append(event)
             if isinstance(event, AnswerExtracted):
                 answer = event.answer
@@ -83,18 +137,24 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     except Exception as exc:  # noqa: BLE001 - the trace so far stays visible with the failure under it
         events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}",
                                  elapsed_s=events[-1].elapsed_s if events else 0.0))
+    stopped = stop is not None and stop.is_set()
+    if stopped:
+        events.append(ErrorEvent(stage="stopped", message=STOPPED_NOTE,
+                                 elapsed_s=events[-1].elapsed_s if events else 0.0))
     solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
     messages = head + render_trace(events)
     verdict = ""
     expected = str(getattr(task, "final_answer", ""))
-    if task is not None and getattr(task, "has_answer", False):
+    if stopped:
+        verdict = "⏹️ Stopped: no verdict (the partial trace is downloadable)."
+    elif task is not None and getattr(task, "has_answer", False):
         from evaluation.scorer import official_scorer
 
         verdict_msg = verdict_message(official_scorer(solution.answer, expected).to_dict(), expected)
         messages.append(verdict_msg)
         verdict = str(verdict_msg.content)
     elif solution.error and not solution.answer:
-        verdict = f"❌ {solution.error}"
+        verdict = f"❌ {shown(solution.error)}"
     yield messages, solution.answer, verdict, write_trace(solution)
 
 
@@ -106,7 +166,7 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None) -> str:
     try:
         registry = runtime.registry()
     except AgentUnavailable as exc:
-        return f"❌ {exc}"
+        return f"❌ {shown(exc)}"
     from tools.executor import run_tool
     from tools.routes import route_for
 
@@ -135,7 +195,7 @@ def rag_lookup(runtime: Runtime, question: str, task: Any = None) -> str:
         kb = runtime.knowledge_base()
         result = kb.lookup(question, exclude_task_id=getattr(task, "task_id", None))
     except Exception as exc:  # noqa: BLE001 - an index problem is shown, not raised
-        return f"❌ RAG lookup failed: {type(exc).__name__}: {exc}"
+        return f"❌ RAG lookup failed: {type(exc).__name__}: {shown(exc)}"
     lines = [f"**Tier: {result.tier}**" + (f" — answer: **{result.answer}**" if result.answer else "")]
     if result.note:
         lines.append(result.note)

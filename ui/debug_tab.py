@@ -5,10 +5,12 @@ from __future__ import annotations
 import gradio as gr
 
 from config import Settings
+from ui.background import AskControl
 from ui.batch import LEVELS, SOURCES, load_samples, make_request
-from ui.debug import ask_stream, preview_attachment, rag_lookup
+from ui.debug import ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.runtime import Runtime
 from ui.tables import SAMPLE_HEADERS, sample_rows, task_choices
+from ui.text import shown
 
 FREE_QUESTION = "No GAIA task picked: a free question."
 
@@ -17,21 +19,28 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
     """The tab's components and their events (inside the caller's `gr.Blocks`)."""
     with gr.Tab("🔎 Debug one question", id="debug"):
         task = gr.State(None)          # the picked GAIA task (a Sample) of this session
+        control = gr.State(AskControl())  # per session: the running question's stop flag
         samples = gr.State([])         # the loaded split of this session
         with gr.Row():
             with gr.Column(scale=3):
                 question = gr.Textbox(label="Question", lines=3, placeholder="Ask a GAIA-style question…",
                                       elem_id="question")
                 with gr.Row():
-                    upload = gr.File(label="Attachment (optional)", type="filepath", height=110)
+                    with gr.Column():
+                        upload = gr.File(label="Attachment (optional)", type="filepath", height=110,
+                                         elem_id="upload")
+                        attached = gr.Markdown(attachment_line(None, None), elem_id="attached")
                     with gr.Column():
                         use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                         task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
                 with gr.Row():
                     ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
-                    stop_btn = gr.Button("■ Stop", variant="stop")
-                    preview_btn = gr.Button("👁 Preview attachment")
-                    rag_btn = gr.Button("📚 RAG lookup only")
+                    stop_btn = gr.Button("■ Stop", variant="stop", elem_id="stop-btn")
+                    preview_btn = gr.Button("👁 Preview attachment", elem_id="preview-btn")
+                    rag_btn = gr.Button("📚 RAG lookup only", elem_id="rag-btn")
+                # Right under the buttons that fill it, so the preview or lookup appears where the user looks.
+                side = gr.Markdown("", elem_id="side-output", label="Preview / lookup", container=True,
+                                   min_height=40)
             with gr.Column(scale=2), gr.Accordion("Pick a task from a GAIA split", open=False):
                 pick_source = gr.Radio(list(SOURCES[:2]), value=SOURCES[0], label="Source")
                 with gr.Row():
@@ -49,10 +58,17 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
             answer = gr.Textbox(label="Final answer", elem_id="answer", scale=2)
             verdict = gr.Markdown(elem_id="verdict", label="Verdict")
             trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1)
-        side = gr.Markdown(elem_id="side-output", label="Preview / lookup")
 
-    def ask(question, file, picked_task, use_rag):
-        yield from ask_stream(runtime, question, file, picked_task, use_rag)
+    def ask(question, file, picked_task, use_rag, control_state):
+        stop = control_state.begin() if control_state is not None else None
+        try:
+            yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop)
+        finally:
+            if stop is not None:
+                stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
+
+    def halt(control_state):
+        control_state.stop.set()
 
     def preview(file, picked_task):
         return preview_attachment(runtime, file, picked_task)
@@ -64,25 +80,37 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
         try:
             loaded = load_samples(make_request(source, split, data_dir, level, 0, "", 1, 0, True, ""), settings)
         except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder: shown in place
-            return gr.Dropdown(choices=[], value=None), [], [], f"❌ {exc}"
+            return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(exc)}"
         return (gr.Dropdown(choices=task_choices(loaded), value=None), sample_rows(loaded), loaded,
-                f"Loaded {len(loaded)} task(s). Pick one above.")
+                loaded_message(loaded))
 
     def pick_task(task_id, loaded):
         chosen = next((s for s in loaded or [] if s.task_id == task_id), None)
         if chosen is None:
-            return gr.Textbox(), None, FREE_QUESTION
+            return gr.Textbox(), None, FREE_QUESTION, None, attachment_line(None, None)
         expected = chosen.final_answer if chosen.has_answer else "? (test split)"
         attach = f" · attachment: `{chosen.file_name}`" if chosen.file_name else ""
         info = f"**Task** `{chosen.task_id}` · level {chosen.level}{attach} · expected: **{expected}**"
-        return chosen.question, chosen, info
+        # The upload is cleared: the task's own file goes with it (attachment_for), and the line says which.
+        return chosen.question, chosen, info, None, attachment_line(None, chosen)
 
-    question.input(lambda: (None, FREE_QUESTION), None, [task, task_info], api_visibility="private", queue=False)
-    ask_event = ask_btn.click(ask, [question, upload, task, use_rag], [trace, answer, verdict, trace_file],
-                              api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
-    stop_btn.click(None, None, None, cancels=[ask_event], api_visibility="private", queue=False)
-    preview_btn.click(preview, [upload, task], side, api_name="preview", concurrency_id="light")
-    rag_btn.click(lookup, [question, task], side, api_name="rag_lookup", concurrency_id="light")
+    def free_question(file):
+        return None, FREE_QUESTION, attachment_line(file, None)
+
+    question.input(free_question, [upload], [task, task_info, attached], api_visibility="private", queue=False)
+    upload.change(attachment_line, [upload, task], attached, api_visibility="private", queue=False)
+    # A new run clears the side output of the last one (preview or lookup of another question).
+    ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
+    ask_btn.click(ask, [question, upload, task, use_rag, control], [trace, answer, verdict, trace_file],
+                  api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
+    # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.
+    stop_btn.click(halt, [control], None, api_visibility="private", queue=False)
+    # show_progress on `side`: a spinner where the output will appear; the old output is replaced by it.
+    preview_btn.click(preview, [upload, task], side, api_name="preview", concurrency_id="light",
+                      show_progress="full")
+    rag_btn.click(lookup, [question, task], side, api_name="rag_lookup", concurrency_id="light",
+                  show_progress="full")
     load_btn.click(load_tasks, [pick_source, pick_split, pick_level, pick_dir],
                    [task_pick, task_table, samples, task_info], api_name="load_tasks", concurrency_id="light")
-    task_pick.input(pick_task, [task_pick, samples], [question, task, task_info], api_visibility="private")
+    task_pick.input(pick_task, [task_pick, samples], [question, task, task_info, upload, attached],
+                    api_visibility="private")

@@ -26,6 +26,7 @@ from agent.events import (
     ToolCall,
     ToolResult,
 )
+from ui.text import shown
 
 MAX_SHOWN = 3000
 """Characters of a tool output or model message shown in one step (the JSONL trace keeps everything)."""
@@ -156,8 +157,10 @@ def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatM
                           "characters: CHAT_HISTORY_MAX_TURNS, CHAT_HISTORY_MAX_CHARS).")]
         case AnswerExtracted():
             return answer_messages(ev, answer_prefix)
+        case ErrorEvent(stage="stopped"):
+            return [gr.ChatMessage(role="assistant", content=f"⏹️ **Stopped:** {shown(ev.message)}")]
         case ErrorEvent():
-            return [gr.ChatMessage(role="assistant", content=f"❌ **Error ({ev.stage}):** {ev.message}")]
+            return [gr.ChatMessage(role="assistant", content=f"❌ **Error ({ev.stage}):** {shown(ev.message)}")]
         case _:
             return [_step(f"• {type(ev).__name__}", _fence(ev.to_json(), "json"))]
 

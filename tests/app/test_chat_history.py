@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ui.chat_history import history_turns, latest_file, message_input
+from ui.chat_history import history_turns, message_input
 
 
 def test_normalized_gradio_history():
@@ -14,7 +14,6 @@ def test_normalized_gradio_history():
     ]
     assert history_turns(history) == [{"role": "user", "content": "[attached: a.xlsx]\nSum column B"},
                                       {"role": "assistant", "content": "60"}]
-    assert latest_file(history) == "/tmp/a.xlsx"
 
 
 def test_api_history_with_plain_strings_and_path_dicts():
@@ -22,7 +21,6 @@ def test_api_history_with_plain_strings_and_path_dicts():
                {"role": "user", "content": {"path": "/x/b.pdf"}}, {"role": "system", "content": "ignored"}]
     assert history_turns(history) == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
                                       {"role": "user", "content": "[attached: b.pdf]"}]
-    assert latest_file(history) == "/x/b.pdf"
 
 
 def test_message_input_shapes():
@@ -30,4 +28,4 @@ def test_message_input_shapes():
     assert message_input({"text": "q", "files": ["/a.png", "/b.png"]}) == ("q", "/a.png")
     assert message_input({"text": "q", "files": [{"path": "/c.mp3"}]}) == ("q", "/c.mp3")
     assert message_input({"text": None, "files": None}) == ("", None)
-    assert latest_file([]) is None and history_turns(None) == []
+    assert history_turns(None) == []

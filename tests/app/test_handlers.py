@@ -184,7 +184,7 @@ def test_compare_two_runs(client, app_server, gaia_dir):
     assert client.predict(str(runs[-1]), str(runs[-1]), api_name="/compare") == "Pick two different runs."
 
 
-def test_chat_keeps_the_attachment_for_follow_ups(client, model_server, gaia_dir):
+def test_chat_attachments_go_with_their_own_message_only(client, model_server, gaia_dir):
     csv = Path(gaia_dir) / "2023" / "validation" / "people.csv"
     client.predict({"text": "How many rows are in this file?", "files": [handle_file(str(csv))]}, api_name="/chat")
     first = json.dumps(model_server.requests[-1].body)
@@ -192,7 +192,8 @@ def test_chat_keeps_the_attachment_for_follow_ups(client, model_server, gaia_dir
     before = len(model_server.requests)
     client.predict({"text": "And how many columns?", "files": []}, api_name="/chat")
     follow_up = model_server.requests[before:]
-    assert follow_up and "people.csv" in last_user_text(follow_up[-1].body)
+    # Per-message attachments: the follow-up names the file only as history, it is not attached again.
+    assert follow_up and "people.csv" not in last_user_text(follow_up[-1].body)
 
 
 def test_evaluate_rejects_bad_form_values_clearly(client, gaia_dir):
