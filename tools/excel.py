@@ -19,6 +19,8 @@ from langchain_core.tools import BaseTool, tool
 from config import Settings
 from tools.errors import ToolFailure
 from tools.filetypes import looks_binary
+from tools.context import ToolContext
+from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
 from tools.errors import MissingDependency
 from tools.spreadsheet import Sheet, column_letter, render_sheet
@@ -250,18 +252,26 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
     except ImportError as exc:
         raise MissingDependency(["parse_excel"], f"{exc.name} is not installed; run `pip install openpyxl xlrd`.") from None
 
+    budget = settings.MAX_FILE_SIZE
+
     @tool
-    def parse_excel(path: str, config: RunnableConfig) -> str:
+    def parse_excel(path: str, config: RunnableConfig, page: int = 1) -> str:
         """Read every sheet of a spreadsheet (.xlsx, .xlsm, .xls or .csv) as tables, with cell fill colours.
 
         Rows keep their spreadsheet row numbers and columns their letters (A, B, ...). Cells with a
         background colour are listed per colour, so questions about coloured cells can be answered.
-        For sums or counts over many rows, load the file in run_python with pandas instead.
+        For sums or counts over many rows, load the file in run_python with pandas instead. A large
+        sheet comes in pages: each reply says "page N of M" and the call that reads the next one.
 
         Args:
             path: Absolute path of the spreadsheet file (an attachment's path as given in the task).
+            page: Which page of a long listing to read (1 is the first).
         """
         file = resolve_path(path, config)
-        return f"File: {file.name} ({human_size(file.stat().st_size)})\n" + read_spreadsheet(file)
+
+        def produce() -> str:
+            return f"File: {file.name} ({human_size(file.stat().st_size)})\n" + read_spreadsheet(file, max_rows=SCAN_ROWS)
+
+        return read_paged(ToolContext.of(config).work, file, "parse_excel", produce, budget, page)
 
     return [parse_excel]

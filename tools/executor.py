@@ -19,7 +19,9 @@ from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
 from config import Settings, redact
+from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
+from tools.paging import page_long_output
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +40,15 @@ class ToolOutcome:
     error_kind: str | None = None
 
 
-def truncate(text: str, limit: int) -> tuple[str, int]:
-    """Cut `text` to `limit` characters with a visible marker; return (text, characters cut)."""
+def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableConfig | None = None) -> tuple[str, int]:
+    """Fit `text` into `limit` characters; return (text, characters not shown).
+
+    A longer output is not lost: it is saved in the run's workspace and its first page is shown, with the
+    read_file call that reads the next page (tools.paging).
+    """
     if len(text) <= limit:
         return text, 0
-    cut = len(text) - limit
-    return text[:limit] + f"\n…[truncated: {cut} of {len(text)} characters cut; ask for a narrower part]", cut
+    return page_long_output(text, tool_name, ToolContext.of(config).work, limit)
 
 
 # Idle threads are reused; a tool stuck past its timeout keeps its thread, so the cap is generous.
@@ -93,7 +98,7 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
         if future is not None:
             future.cancel()  # no-op once running; drops a call still queued behind hung tools
     text = redact(text, settings)
-    text, cut = truncate(text, settings.MAX_FILE_SIZE)
+    text, cut = truncate(text, settings.MAX_FILE_SIZE, tool.name, config)
     if error_kind is None and text.startswith("Error:"):
         error_kind = "reported"
     return ToolOutcome(output=text, ok=error_kind is None, duration_s=time.monotonic() - start,

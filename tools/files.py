@@ -18,15 +18,23 @@ from tools.archive import read_zip
 from tools.errors import ToolFailure
 from tools.filetypes import EXTENSIONS, TOOL_ADVICE, Kind, classify
 from tools.context import ToolContext
+from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
 from tools.workspace import Workspace
 from tools.textio import clean_text, decode_text, html_to_markdown
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # more text than this cannot reach the model anyway
+MEMBERS_BUDGET = 10_000
+"""Characters an archive's listing and members share; each member is also readable on its own by path."""
 
 
-def read_path(path: Path, budget: int = 10_000, depth: int = 0, workspace: Workspace | None = None) -> str:
-    """A header line (name, type, size) and the file's content as text; ToolFailure when it cannot be read."""
+def read_path(path: Path, budget: int | None = None, depth: int = 0, workspace: Workspace | None = None,
+              members_budget: int = MEMBERS_BUDGET) -> str:
+    """A header line (name, type, size) and the file's whole content as text; ToolFailure when it cannot be read.
+
+    `budget` (characters) is given only for members of an archive, which share the reply; a file read
+    on its own is returned whole, for read_file to page.
+    """
     size = path.stat().st_size
     with open(path, "rb") as handle:
         head = handle.read(4096)
@@ -35,11 +43,11 @@ def read_path(path: Path, budget: int = 10_000, depth: int = 0, workspace: Works
         raise ToolFailure(f"{path.name} is empty (0 bytes): there is nothing to read. Check that this is the right "
                           "file; if it came from a download, fetch it again.", "empty_file")
     header = f"File: {path.name} ({description}, {human_size(size)})"
-    return header + "\n\n" + _body(path, kind, description, size, budget, depth, workspace)
+    return header + "\n\n" + _body(path, kind, description, size, budget, depth, workspace, members_budget)
 
 
-def _body(path: Path, kind: Kind, description: str, size: int, budget: int, depth: int,
-          workspace: Workspace | None) -> str:
+def _body(path: Path, kind: Kind, description: str, size: int, budget: int | None, depth: int,
+          workspace: Workspace | None, members_budget: int = MEMBERS_BUDGET) -> str:
     claimed = EXTENSIONS.get(path.suffix.lower())
     if kind == "binary" and claimed in ("image", "audio", "video"):
         raise ToolFailure(f"{path.name} has a {path.suffix} extension but its content is not a recognisable {claimed} "
@@ -61,12 +69,14 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int, dept
     if kind == "excel":
         from tools.excel import read_spreadsheet
 
-        return read_spreadsheet(path)
+        from tools.excel import SCAN_ROWS
+
+        return read_spreadsheet(path, max_rows=SCAN_ROWS if budget is None else 200)
     if kind == "zip":
         def member_reader(member: Path, share: int, level: int) -> str:
             return read_path(member, share, level, workspace)
 
-        return read_zip(path, member_reader, budget, depth, workspace)
+        return read_zip(path, member_reader, budget or members_budget, depth, workspace)
     return _read_text(path, kind, size)
 
 
@@ -108,21 +118,25 @@ def _json_text(text: str) -> tuple[str, str | None]:
 
 
 def make_file_tools(settings: Settings) -> list[BaseTool]:
-    """Build read_file; its character budget for zip members comes from MAX_FILE_SIZE."""
+    """Build read_file; its pages (and the share of zip members) come from MAX_FILE_SIZE."""
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def read_file(path: str, config: RunnableConfig) -> str:
+    def read_file(path: str, config: RunnableConfig, page: int = 1) -> str:
         """Read a file and return its content as text, with a header giving its type and size.
 
         Handles text files (.txt .md .json .jsonld .xml .html .py .pdb .csv and other text), Word
         .docx (paragraphs and tables in order), PowerPoint .pptx (text per numbered slide), .pdf,
         spreadsheets, and .zip archives (lists the files, then reads each one). For images and audio
-        it tells you which tool to call instead.
+        it tells you which tool to call instead. A long file comes in pages: the reply says
+        "page N of M" and the call that reads the next page; find_in_page jumps to a word.
 
         Args:
             path: Absolute path of the file (an attachment's path as given in the task).
+            page: Which page of a long file to read (1 is the first).
         """
-        return read_path(resolve_path(path, config), budget=budget, workspace=ToolContext.of(config).work)
+        file, work = resolve_path(path, config), ToolContext.of(config).work
+        return read_paged(work, file, "read_file", lambda: read_path(file, workspace=work, members_budget=budget),
+                          budget, page)
 
     return [read_file]

@@ -14,6 +14,8 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.errors import ToolFailure
+from tools.context import ToolContext
+from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
 from tools.workspace import process_workspace
 from tools.errors import MissingDependency
@@ -78,10 +80,11 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF", char_budget: int | Non
             produced += sum(len(p) + 1 for p in parts[before:])
             page.close()
         if stopped_at is not None:
-            parts.append(f"…[pages {stopped_at}–{total} not parsed: the output limit is reached. To read a later page, use "
-                         f"run_python: pdfplumber.open(path).pages[N - 1].extract_text()]")
+            parts.append(f"…[pages {stopped_at}–{total} not shown here: call parse_pdf on this PDF's own path to read "
+                         "every page, in reply pages]")
         elif total > MAX_PAGES:
-            parts.append(f"…[{total - MAX_PAGES} more pages not parsed]")
+            parts.append(f"…[{total - MAX_PAGES} more pages not parsed (over {MAX_PAGES}); read them with run_python: "
+                         "pdfplumber.open(path).pages[N - 1].extract_text()]")
         if total and stopped_at is None and empty_pages == min(total, MAX_PAGES):
             parts.append(_scanned_note(data))
     return "\n".join(parts)
@@ -117,15 +120,20 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def parse_pdf(path: str, config: RunnableConfig) -> str:
+    def parse_pdf(path: str, config: RunnableConfig, page: int = 1) -> str:
         """Extract the text of a PDF file page by page, with its tables as markdown tables.
 
-        Use this for .pdf attachments or downloaded PDFs. Pages are headed '--- Page N ---'.
+        Use this for .pdf attachments or downloaded PDFs. PDF pages are headed '--- Page N ---'. A long
+        PDF comes in reply pages: each reply says "page N of M" and the call that reads the next one;
+        find_in_page(source=path, query=...) jumps to a word.
 
         Args:
             path: Absolute path of the PDF file (an attachment's path as given in the task).
+            page: Which reply page to read (1 is the first); not a PDF page number.
         """
         file = resolve_path(path, config)
-        return pdf_to_text(file, label=f"{file.name} ({human_size(file.stat().st_size)})", char_budget=budget)
+        label = f"{file.name} ({human_size(file.stat().st_size)})"
+        return read_paged(ToolContext.of(config).work, file, "parse_pdf", lambda: pdf_to_text(file, label=label),
+                          budget, page)
 
     return [parse_pdf]

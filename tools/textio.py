@@ -39,19 +39,26 @@ def clean_text(text: str) -> str:
     return "".join(c for c in text if c >= " " or c in "\t\n\r\f")
 
 
-def html_to_markdown(html: str, url: str | None = None, main_content_only: bool = True) -> str:
-    """Readable markdown of an HTML page: the main content via trafilatura, else the whole page via markdownify."""
+def html_to_markdown(html: str, url: str | None = None, main_content_only: bool = True, links: bool = False) -> str:
+    """Readable markdown of an HTML page: the main content via trafilatura, else the whole page via markdownify.
+
+    With `links`, links stay as `[text](absolute URL)` and images as `![alt](absolute URL)` (the alt
+    text, else the title, else the file name), so the model can follow a link or look at an image.
+    """
+    if links:
+        html = absolutize(html, url)
     text = None
     if main_content_only:
         try:
             import trafilatura
 
             text = trafilatura.extract(html, url=url, output_format="markdown", include_tables=True,
-                                       include_links=False, include_comments=False, favor_recall=True)
+                                       include_links=links, include_images=links, include_comments=False,
+                                       favor_recall=True)
         except Exception:  # noqa: BLE001 - trafilatura fails on odd markup; markdownify still works
             text = None
     if not text or len(text.strip()) < 200:
-        fallback = _markdownify(html)
+        fallback = _markdownify(html, keep_images=links)
         if not text or len(fallback.strip()) > len(text.strip()):
             text = fallback
     return _squeeze_blank_lines(text or "")
@@ -68,14 +75,42 @@ def html_title(html: str) -> str | None:
         return None
 
 
-def _markdownify(html: str) -> str:
+def absolutize(html: str, base_url: str | None) -> str:
+    """The page with absolute link and image URLs (against <base href> or `base_url`) and an alt text on every image."""
+    from urllib.parse import unquote, urljoin, urlsplit
+
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    base_tag = soup.find("base", href=True)
+    base = urljoin(base_url or "", str(base_tag["href"])) if base_tag is not None else (base_url or "")
+    for anchor in soup.find_all("a", href=True):
+        href = str(anchor["href"]).strip()
+        if href.lower().startswith(("javascript:", "data:")):
+            del anchor["href"]
+        elif base:
+            anchor["href"] = urljoin(base, href)
+    for image in soup.find_all("img"):
+        src = str(image.get("src") or image.get("data-src") or "").strip()
+        if not src or src.lower().startswith("data:"):
+            image.decompose()  # inline pixels: nothing the model could fetch
+            continue
+        image["src"] = urljoin(base, src) if base else src
+        alt = str(image.get("alt") or "").strip() or str(image.get("title") or "").strip()
+        if not alt:
+            alt = unquote(urlsplit(src).path.rstrip("/").rsplit("/", 1)[-1]) or "image"
+        image["alt"] = " ".join(alt.split())
+    return str(soup)
+
+
+def _markdownify(html: str, keep_images: bool = False) -> str:
     from bs4 import BeautifulSoup
     from markdownify import markdownify
 
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "svg", "iframe", "head"]):
         tag.decompose()
-    return markdownify(str(soup), heading_style="ATX", strip=["img"])
+    return markdownify(str(soup), heading_style="ATX", strip=[] if keep_images else ["img"])
 
 
 def _squeeze_blank_lines(text: str) -> str:

@@ -66,7 +66,7 @@ def test_pdf_pages_are_headed_and_table_is_markdown(parse_pdf, files):
     assert "| Item | Count | Price |\n|---|---|---|\n| Apples | 12 | 0.50 |\n| Pears | 7 | 0.75 |\n| Plums | 30 | 0.20 |" in table
 
 
-def test_long_pdf_stops_parsing_at_the_output_budget(tmp_path):
+def test_long_pdf_is_paged_with_pdf_page_numbers_to_the_last_page(tmp_path):
     from fpdf import FPDF
 
     pdf = FPDF()
@@ -77,10 +77,13 @@ def test_long_pdf_stops_parsing_at_the_output_budget(tmp_path):
     path = tmp_path / "long.pdf"
     pdf.output(str(path))
     settings = load_settings(MAX_FILE_SIZE=3000)
-    out = make_pdf_tools(settings)[0].invoke({"path": str(path)})
+    tool = make_pdf_tools(settings)[0]
+    out = tool.invoke({"path": str(path)})
     assert ": 40 pages" in out and "Page marker 1." in out and "Page marker 40." not in out
-    assert "not parsed: the output limit is reached" in out and "–40 not parsed" in out
-    assert "pdfplumber.open(path).pages[N - 1].extract_text()" in out
+    pages = int(out.split("[page 1 of ")[1].split("]")[0])
+    assert f'Next: parse_pdf(path="{path}", page=2)' in out and len(out) <= 3000
+    last = tool.invoke({"path": str(path), "page": pages})
+    assert "--- Page 40 ---" in last and "Page marker 40." in last
 
 
 def test_encrypted_pdf(parse_pdf, settings, files):
@@ -193,10 +196,11 @@ def test_text_named_xlsx_is_refused_with_a_pointer(parse_excel, settings, tmp_pa
     assert not outcome.ok and "neither an Excel workbook nor a CSV" in outcome.output and "read_file" in outcome.output
 
 
-def test_parse_excel_output_truncated_by_executor(files):
+def test_parse_excel_output_is_paged(files):
     settings = load_settings(MAX_FILE_SIZE=1000)
     outcome = run_tool(make_excel_tools(settings)[0], {"path": str(files["sales.xlsx"])}, settings)
-    assert outcome.ok and outcome.truncated_chars > 0 and "…[truncated:" in outcome.output
+    assert outcome.ok and outcome.truncated_chars == 0 and len(outcome.output) <= 1000
+    assert f'Next: parse_excel(path="{files["sales.xlsx"]}", page=2)' in outcome.output
 
 
 @pytest.mark.parametrize("index, letters", [(0, "A"), (25, "Z"), (26, "AA"), (701, "ZZ"), (702, "AAA")])

@@ -33,7 +33,7 @@ def read_file(settings):
 
 def test_tool_schema_is_for_the_model(read_file):
     assert read_file.name == "read_file"
-    assert set(read_file.tool_call_schema.model_json_schema()["properties"]) == {"path"}
+    assert set(read_file.tool_call_schema.model_json_schema()["properties"]) == {"path", "page"}
     assert "Args:" in read_file.description and "path:" in read_file.description
 
 
@@ -237,13 +237,19 @@ def test_directory_is_not_a_file(read_file, settings, tmp_path):
     assert not outcome.ok and "is a directory" in outcome.output
 
 
-def test_large_text_is_truncated_by_the_executor_with_a_marker(tmp_path):
+def test_large_text_is_paged_and_the_last_page_is_reachable(tmp_path):
     settings = load_settings(MAX_FILE_SIZE=500)
     (tool,) = make_file_tools(settings)
     big = tmp_path / "big.txt"
-    big.write_text("0123456789\n" * 1000)
-    outcome = run_tool(tool, {"path": str(big)}, settings)
-    assert outcome.ok and outcome.truncated_chars > 10_000 and "…[truncated:" in outcome.output
+    big.write_text("0123456789\n" * 1000 + "THE LAST LINE\n")
+    first = run_tool(tool, {"path": str(big)}, settings)
+    assert first.ok and first.truncated_chars == 0 and len(first.output) <= 500
+    pages = int(first.output.split("[page 1 of ")[1].split("]")[0])
+    assert f'Next: read_file(path="{big}", page=2)' in first.output
+    last = run_tool(tool, {"path": str(big), "page": pages}, settings)
+    assert "THE LAST LINE" in last.output and f"[page {pages} of {pages}, the last]" in last.output
+    beyond = run_tool(tool, {"path": str(big), "page": pages + 1}, settings)
+    assert not beyond.ok and f"has only {pages} pages" in beyond.output
 
 
 @pytest.mark.parametrize("name, fragment", [("old.doc", "legacy Microsoft Office file"),
