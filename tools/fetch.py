@@ -107,10 +107,29 @@ def _status_message(status: int, reason: str, url: str) -> str:
     return f"HTTP {status} {reason} for {url}: {hint}."
 
 
-def render(page: Download, char_budget: int | None = None, workspace: Workspace | None = None) -> str:
-    """The downloaded body as text for the model (HTML, PDF, text) or a pointer to a saved file."""
+@dataclass(frozen=True)
+class PageText:
+    """A download as the model reads it: head lines (URL, title, where a file was saved) and the whole text."""
+
+    head: str
+    text: str
+
+
+def render(page: Download, workspace: Workspace | None = None) -> str:
+    """The downloaded body as one text (head, then the whole text); see `page_text`."""
+    content = page_text(page, workspace)
+    return content.head + "\n\n" + content.text
+
+
+def page_text(page: Download, workspace: Workspace | None = None) -> PageText:
+    """The downloaded body as text for the model (HTML with its links and images, PDF, text) or a pointer to a saved file.
+
+    Nothing is cut here: fetch_webpage pages the text. A PDF is also saved into the run's workspace so
+    parse_pdf and find_in_page can open it by path.
+    """
     from tools.pdf import pdf_to_text
 
+    work = workspace or process_workspace()
     body = page.body
     if not body:
         raise ToolFailure(f"{page.url} returned an empty body (content type {page.content_type or 'unknown'}). "
@@ -121,17 +140,18 @@ def render(page: Download, char_budget: int | None = None, workspace: Workspace 
         if page.truncated:
             raise ToolFailure(f"the PDF at {page.url} is larger than {human_size(len(body))}, the download limit. "
                               "Look for a smaller version or an HTML page with the same content.", "size_limit")
-        return f"URL: {page.url}\n" + pdf_to_text(body, label="PDF", char_budget=char_budget)
+        text = pdf_to_text(body, label=f"PDF ({human_size(len(body))})")
+        saved = _save(page, work, ".pdf")
+        return PageText(f"URL: {page.url}\nSaved to {saved} (parse_pdf and find_in_page open it by this path too)", text)
     if "html" in page.content_type or (not page.content_type and b"<html" in body[:2000].lower()):
         html = _decode(page)
         title = html_title(html)
-        text = html_to_markdown(html, url=page.url)
-        head = f"URL: {page.url}\n" + (f"Title: {title}\n" if title else "")
-        return head + "\n" + (text or "(no readable text found on the page; it may need JavaScript)") + note
+        text = html_to_markdown(html, url=page.url, links=True)
+        head = f"URL: {page.url}" + (f"\nTitle: {title}" if title else "")
+        return PageText(head, (text or "(no readable text found on the page; it may need JavaScript)") + note)
     if _is_texty(page):
-        text = _decode(page)
-        return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(text)}{note}"
-    return _save_binary(page, workspace or process_workspace())
+        return PageText(f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}", clean_text(_decode(page)) + note)
+    return _save_binary(page, work)
 
 
 def _decode(page: Download) -> str:
@@ -148,28 +168,40 @@ def _is_texty(page: Download) -> bool:
     return page.content_type.startswith(_TEXT_TYPES) or page.content_type.endswith(("+json", "+xml"))
 
 
-def _save_binary(page: Download, workspace: Workspace) -> str:
-    """Save a non-text download so another tool can open it; say which."""
+def _file_name(page: Download, default_suffix: str | None = None) -> str:
     name = Path(unquote(urlsplit(page.url).path)).name or "download"
     if not Path(name).suffix:
-        name += mimetypes.guess_extension(page.content_type or "") or ".bin"
+        name += default_suffix or mimetypes.guess_extension(page.content_type or "") or ".bin"
     if len(name) > 100:
         name = name[:90] + Path(name).suffix[:10]
+    return name
+
+
+def _save(page: Download, workspace: Workspace, suffix: str | None = None) -> Path:
+    """Write the body into the run's workspace (counted against its disk budget)."""
+    name = _file_name(page, suffix)
+    workspace.reserve(len(page.body), f"saving {name}")
+    target = workspace.subdir("download") / name
+    target.write_bytes(page.body)
+    return target
+
+
+def _save_binary(page: Download, workspace: Workspace) -> PageText:
+    """Save a non-text download so another tool can open it; say which."""
+    name = _file_name(page)
     if page.truncated:
         _, description = classify(Path(name), page.body[:4096])
         raise ToolFailure(f"{page.url} is a {description} ({page.content_type or 'unknown type'}) larger than "
                           f"{human_size(len(page.body))}, the download limit; it was not saved. Look for a smaller "
                           "version or another source.", "size_limit")
     if classify(Path(name), page.body[:4096])[0] in ("text", "csv", "json"):  # text sent as a generic type
-        return f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\n\n{clean_text(_decode(page))}"
-    workspace.reserve(len(page.body), f"saving {name}")
-    target = workspace.subdir("download") / name
-    target.write_bytes(page.body)
+        return PageText(f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}", clean_text(_decode(page)))
+    target = _save(page, workspace)
     kind, description = classify(target, page.body[:4096])
     proper = {"docx": ".docx", "pptx": ".pptx", "excel": ".xlsx"}.get(kind)
     if proper and target.suffix.lower() not in (proper, ".xlsm", ".xls"):
         target = target.rename(target.with_suffix(proper))  # so the next tool sees what it is
         description = description.split(" (although")[0]
     tool = TOOL_ADVICE.get(kind) or f"call {_READER_FOR.get(kind, 'read_file')}(path) on it"
-    return (f"URL: {page.url}\nNot a web page: {description} ({page.content_type or 'unknown type'}, "
-            f"{human_size(len(page.body))}), saved to {target}: {tool}.")
+    return PageText(f"URL: {page.url}", f"Not a web page: {description} ({page.content_type or 'unknown type'}, "
+                    f"{human_size(len(page.body))}), saved to {target}: {tool}.")

@@ -146,17 +146,26 @@ def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FI
     if not found:
         raise ToolFailure(f"{query!r} does not occur in {doc.source} ({doc.pages} page{'s' if doc.pages != 1 else ''}). "
                           "Try a shorter or different word, a synonym, or another page or source.", "no_results")
-    lines = [f"{len(found)} match{'es' if len(found) != 1 else ''} for {query!r} ({how}) in {doc.source} "
-             f"({doc.pages} page{'s' if doc.pages != 1 else ''}):"]
-    for number, match in enumerate(found[:limit], start=1):
-        lines.append(f"\n{number}. page {match.page} of {doc.pages}:\n…{match.context}…")
-    if len(found) > limit:
-        rest = found[limit:]
+    header = (f"{len(found)} match{'es' if len(found) != 1 else ''} for {query!r} ({how}) in {doc.source} "
+              f"({doc.pages} page{'s' if doc.pages != 1 else ''}):")
+    closing = f"\nRead a whole page with {doc.call_for(found[0].page)}."
+    lines, used = [header], len(header) + len(closing) + 400  # room for the count of the rest
+    shown = 0
+    for match in found[:limit]:
+        entry = f"\n{shown + 1}. page {match.page} of {doc.pages}:\n…{match.context}…"
+        if shown and used + len(entry) > doc.max_chars:
+            break  # the reply stays within MAX_FILE_SIZE; the rest are counted below
+        lines.append(entry)
+        used += len(entry) + 1
+        shown += 1
+    if len(found) > shown:
+        rest = found[shown:]
         pages = sorted({m.page for m in rest})
         lines.append(f"\n…[{len(rest)} more match{'es' if len(rest) != 1 else ''} on page"
-                     f"{'s' if len(pages) != 1 else ''} {', '.join(map(str, pages[:30]))}; read one with "
-                     f"{doc.call_for(pages[0])}, or search a narrower phrase]")
-    lines.append(f"\nRead a whole page with {doc.call_for(found[0].page)}.")
+                     f"{'s' if len(pages) != 1 else ''} {', '.join(map(str, pages[:30]))}"
+                     f"{', …' if len(pages) > 30 else ''}; read one with {doc.call_for(pages[0])}, or search a "
+                     "narrower phrase]")
+    lines.append(closing)
     return "\n".join(lines)
 
 

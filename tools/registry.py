@@ -29,7 +29,7 @@ from tools.rag_search import make_rag_tools
 from tools.sandbox import make_sandbox_tools
 from tools.video import make_video_tools
 from tools.vision import make_ocr_tools, make_vision_tools
-from tools.web import make_web_tools
+from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools, make_wikipedia_tools
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,9 @@ ToolFactory = Callable[..., list[BaseTool]]
 # Order is the order tools are offered to the model.
 FACTORIES: list[tuple[ToolTier, ToolFactory]] = [
     ("base", make_web_tools),
+    ("base", make_wikipedia_tools),
+    ("base", make_wayback_tools),
+    ("base", make_arxiv_tools),
     ("base", make_file_tools),
     ("base", make_calculator_tools),
     ("base", make_sandbox_tools),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -45,8 +46,6 @@ def html_to_markdown(html: str, url: str | None = None, main_content_only: bool 
     With `links`, links stay as `[text](absolute URL)` and images as `![alt](absolute URL)` (the alt
     text, else the title, else the file name), so the model can follow a link or look at an image.
     """
-    if links:
-        html = absolutize(html, url)
     text = None
     if main_content_only:
         try:
@@ -61,7 +60,8 @@ def html_to_markdown(html: str, url: str | None = None, main_content_only: bool 
         fallback = _markdownify(html, keep_images=links)
         if not text or len(fallback.strip()) > len(text.strip()):
             text = fallback
-    return _squeeze_blank_lines(text or "")
+    text = _squeeze_blank_lines(text or "")
+    return absolute_links(text, url) if links else text
 
 
 def html_title(html: str) -> str | None:
@@ -75,32 +75,26 @@ def html_title(html: str) -> str | None:
         return None
 
 
-def absolutize(html: str, base_url: str | None) -> str:
-    """The page with absolute link and image URLs (against <base href> or `base_url`) and an alt text on every image."""
+_MD_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(\s+\"[^\"]*\")?\s*\)")
+
+
+def absolute_links(markdown: str, base_url: str | None) -> str:
+    """Markdown whose links and images point at absolute URLs, every image with an alt text (else its file name).
+
+    Inline `data:` images (pixels, nothing to fetch) and `javascript:` links are dropped.
+    """
     from urllib.parse import unquote, urljoin, urlsplit
 
-    from bs4 import BeautifulSoup
+    def fix(match: re.Match[str]) -> str:
+        bang, text, target = match.group(1), match.group(2).strip(), match.group(3)
+        if target.lower().startswith(("data:", "javascript:")):
+            return "" if bang else text
+        url = urljoin(base_url, target) if base_url else target
+        if bang and not text:
+            text = unquote(urlsplit(target).path.rstrip("/").rsplit("/", 1)[-1]) or "image"
+        return f"{bang}[{text}]({url})"
 
-    soup = BeautifulSoup(html, "html.parser")
-    base_tag = soup.find("base", href=True)
-    base = urljoin(base_url or "", str(base_tag["href"])) if base_tag is not None else (base_url or "")
-    for anchor in soup.find_all("a", href=True):
-        href = str(anchor["href"]).strip()
-        if href.lower().startswith(("javascript:", "data:")):
-            del anchor["href"]
-        elif base:
-            anchor["href"] = urljoin(base, href)
-    for image in soup.find_all("img"):
-        src = str(image.get("src") or image.get("data-src") or "").strip()
-        if not src or src.lower().startswith("data:"):
-            image.decompose()  # inline pixels: nothing the model could fetch
-            continue
-        image["src"] = urljoin(base, src) if base else src
-        alt = str(image.get("alt") or "").strip() or str(image.get("title") or "").strip()
-        if not alt:
-            alt = unquote(urlsplit(src).path.rstrip("/").rsplit("/", 1)[-1]) or "image"
-        image["alt"] = " ".join(alt.split())
-    return str(soup)
+    return _MD_LINK.sub(fix, markdown)
 
 
 def _markdownify(html: str, keep_images: bool = False) -> str:

@@ -166,8 +166,8 @@ def test_through_executor_failure_and_truncation():
     with LocalWebServer({"/search": Reply.json(many)}) as server:
         settings = _settings(SEARCH_PROVIDERS="searxng", SEARXNG_URL=server.base, MAX_FILE_SIZE=300, SEARCH_MAX_RESULTS=5)
         outcome = run_tool(_web_search(settings), {"query": "q"}, settings)
-    assert outcome.ok and outcome.truncated_chars > 0 and "…[truncated:" in outcome.output
-    assert "5. Result 4" not in outcome.output  # cut by the executor, whose marker says so
+    assert outcome.ok and outcome.truncated_chars > 0 and "Next: read_file(path=" in outcome.output
+    assert "5. Result 4" not in outcome.output  # paged by the executor, whose marker says how to read on
 
 
 def test_empty_query_is_refused():

@@ -44,7 +44,16 @@ class SearchProvider(Protocol):
 
 def request_json(method: str, url: str, timeout: float, **kwargs: Any) -> Any:
     """One HTTP request whose answer must be JSON; every failure becomes a ProviderError."""
-    headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **kwargs.pop("headers", {})}
+    response = request(method, url, timeout, accept="application/json", **kwargs)
+    try:
+        return response.json()
+    except ValueError:
+        raise ProviderError(f"answered with non-JSON content ({response.headers.get('content-type', 'unknown type')})") from None
+
+
+def request(method: str, url: str, timeout: float, accept: str = "*/*", **kwargs: Any) -> httpx.Response:
+    """One HTTP request to a service the operator configured; network and HTTP failures become ProviderError."""
+    headers = {"User-Agent": USER_AGENT, "Accept": accept, **kwargs.pop("headers", {})}
     try:
         with httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
             response = client.request(method, url, **kwargs)
@@ -56,10 +65,7 @@ def request_json(method: str, url: str, timeout: float, **kwargs: Any) -> Any:
         raise ProviderError("rate limited (HTTP 429)", rate_limited=True)
     if response.status_code >= 400:
         raise ProviderError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
-    try:
-        return response.json()
-    except ValueError:
-        raise ProviderError(f"answered with non-JSON content ({response.headers.get('content-type', 'unknown type')})") from None
+    return response
 
 
 def normalise_url(url: str) -> str:

@@ -1,20 +1,15 @@
-"""The web tools: web_search (providers with failover, tools.search) and fetch_webpage (tools.fetch).
+"""web_search: the search providers with failover (tools.search), results numbered for the model.
 
-Both refuse BLOCKED_DOMAINS so that neither a search result nor a fetched page can leak GAIA's
-ground truth, and both derive their network timeouts from TOOL_TIMEOUT so they finish (and say
-why) before the executor gives up on them.
+Results from BLOCKED_DOMAINS are removed so a search result cannot leak GAIA's ground truth, and the
+time budget derives from TOOL_TIMEOUT so the tool finishes (and says why) before the executor gives up.
 """
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.context import ToolContext
 from tools.errors import ToolFailure
-from tools.fetch import check_url, download, render
-from tools.netguard import NetPolicy
 from tools.search import SearchOutcome, blocked_prefixes, configured_providers, search_with_failover
 
 
@@ -43,10 +38,9 @@ def failure_message(query: str, outcome: SearchOutcome) -> str:
             "(e.g. https://en.wikipedia.org/wiki/<Title>).")
 
 
-def make_web_tools(settings: Settings) -> list[BaseTool]:
-    """Build web_search and fetch_webpage from the search, blocking and timeout settings."""
+def make_search_tools(settings: Settings) -> list[BaseTool]:
+    """Build web_search from the search, blocking and timeout settings."""
     blocked = blocked_prefixes(settings.BLOCKED_DOMAINS)
-    policy = NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS)
     max_results = settings.SEARCH_MAX_RESULTS
     budget_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)  # finish before the executor's own deadline
     per_provider_s = max(2.0, min(15.0, settings.TOOL_TIMEOUT / 3))  # room for a failover or two
@@ -71,18 +65,4 @@ def make_web_tools(settings: Settings) -> list[BaseTool]:
             raise ToolFailure(failure_message(query, outcome), "no_results")
         return format_outcome(query, outcome)
 
-    @tool
-    def fetch_webpage(url: str, config: RunnableConfig) -> str:
-        """Fetch a web page (http or https) and return its main text as markdown; PDFs are returned as text too.
-
-        Use it to read a search result or a page named in the question. Files that are not text
-        (images, audio, spreadsheets) are saved locally and the reply says which tool opens them.
-
-        Args:
-            url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
-        """
-        target = check_url(url, blocked)
-        return render(download(target, budget_s, blocked, policy=policy), char_budget=settings.MAX_FILE_SIZE,
-                      workspace=ToolContext.of(config).work)
-
-    return [web_search, fetch_webpage]
+    return [web_search]

@@ -1,0 +1,120 @@
+"""fetch_webpage and find_in_page: a web page (or a file) read in pages, and every place a word occurs in it.
+
+Each URL is downloaded once per run: the run's page cache (tools.paging) keeps the text, so reading
+page 2, finding a word, or the wayback tool reading a snapshot do not download it again. Downloads go
+through tools.fetch (size cap, blocked domains, every hop's address checked by tools.netguard).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
+
+from config import Settings
+from tools.context import ToolContext
+from tools.fetch import check_url, download, page_text
+from tools.netguard import NetPolicy
+from tools.paging import Document, file_document, find, latest_reading, run_cache
+from tools.paths import resolve_path
+from tools.search import blocked_prefixes
+from tools.workspace import Workspace
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WebReader:
+    """Downloads model-chosen URLs under the operator's rules and keeps each run's documents in its cache."""
+
+    blocked: list[str]
+    policy: NetPolicy
+    timeout_s: float
+    max_chars: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> WebReader:
+        """BLOCKED_DOMAINS, FETCH_ALLOWED_HOSTS, a timeout inside TOOL_TIMEOUT and pages of MAX_FILE_SIZE."""
+        return cls(blocked_prefixes(settings.BLOCKED_DOMAINS), NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS),
+                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE)
+
+    def document(self, url: str, work: Workspace, head_prefix: str = "") -> Document:
+        """The page at `url` as a Document, downloaded the first time this run asks for it.
+
+        `head_prefix` (lines shown above the page's URL and title) applies when this call downloads it.
+        """
+        target = check_url(url, self.blocked)
+        cache = run_cache(work)
+
+        def make() -> Document:
+            page = download(target, self.timeout_s, self.blocked, policy=self.policy)
+            content = page_text(page, work)
+            return Document(target, content.text, f'fetch_webpage(url="{target}", page={{page}})', self.max_chars,
+                            head=head_prefix + content.head)
+
+        return cache.get_or_make(f"url:{target}", make)
+
+    def file(self, path: Path, work: Workspace) -> Document:
+        """The file at `path` as last read in this run (by read_file, parse_pdf, ...), else as read_file reads it."""
+        from tools.files import read_path
+
+        found = latest_reading(work, path)
+        if found is not None:
+            return found
+        return file_document(work, path, "read_file", lambda: read_path(path, workspace=work), self.max_chars)
+
+
+def looks_like_url(source: str) -> bool:
+    """True for 'https://…' and for scheme-less addresses such as 'en.wikipedia.org/wiki/X'."""
+    text = source.strip()
+    if _SCHEME.match(text):
+        return True
+    first = text.split("/", 1)[0]
+    return "/" in text and "." in first and not text.startswith((".", "~")) and not Path(text).exists()
+
+
+def make_fetch_tools(settings: Settings) -> list[BaseTool]:
+    """Build fetch_webpage and find_in_page (one page cache per run)."""
+    reader = WebReader.from_settings(settings)
+
+    @tool
+    def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:
+        """Fetch a web page (http or https) and return its text as markdown, one page of it at a time.
+
+        Links are kept as [text](URL) so you can follow them, images as ![alt](URL) so you can look at
+        them. PDFs are returned as text with their PDF page numbers ('--- Page N ---') and saved
+        locally. Every reply says "page N of M" and gives the call that reads the next page; use
+        find_in_page to jump to a word instead of reading every page. Files that are not text (images,
+        audio, spreadsheets) are saved locally and the reply says which tool opens them.
+
+        Args:
+            url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
+            page: Which page of the text to read (1 is the first); a reply tells you how many there are.
+        """
+        return reader.document(url, ToolContext.of(config).work).page(page)
+
+    @tool
+    def find_in_page(source: str, query: str, config: RunnableConfig) -> str:
+        """Find every place a word or phrase occurs in a web page or a file, with the text around it and its page number.
+
+        Use it on a long page instead of reading every page: then read the page it names with
+        fetch_webpage(url, page=N) or read_file(path, page=N). Matching ignores case; when the exact
+        phrase does not occur, places where all its words occur close together are returned.
+
+        Args:
+            source: A web address (fetched if it was not read yet) or the path of a file (an attachment
+                or a file a tool saved).
+            query: The word or phrase to look for, e.g. "Nobel Prize" or "1987".
+        """
+        ctx = ToolContext.of(config)
+        raw = (source or "").strip()
+        if looks_like_url(raw):
+            doc = reader.document(raw, ctx.work)
+        else:
+            doc = reader.file(resolve_path(raw, config), ctx.work)
+        return find(doc, query)
+
+    return [fetch_webpage, find_in_page]
