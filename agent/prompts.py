@@ -21,6 +21,10 @@ HARNESS_ADDENDUM = (
     "You can call tools to search the web, read files and web pages, compute, and run Python. "
     "Use them whenever a fact, a file's content or a calculation is needed; do not guess what a tool "
     "can check. Attached files are given by absolute path; pass that exact path to the tool. "
+    "Long web pages, PDFs and files come in pages: a reply that says \"page N of M\" names the call that "
+    "reads the next page, so read on when the answer may be further down, or call find_in_page(source, query) "
+    "to jump to every place a word occurs. Web pages keep their links as [text](URL): follow one with "
+    "fetch_webpage. "
     "If a tool fails, read its message and try another approach. "
     "When you are done, end with the FINAL ANSWER line."
 )

@@ -35,10 +35,12 @@ _CSV = Route("csv", ("parse_excel", "run_python", "read_file"), {
     **_SPREADSHEET.how,
     "read_file": "Call read_file(path=\"{path}\") to read it as text.",
 }, also={"run_python": _PANDAS})
+_FIND = ("To jump to a word in it, call find_in_page(source=\"{path}\", query=...); a long reply comes in pages "
+         "(\"page N of M\") and names the call for the next one.")
 _PDF = Route("pdf", ("parse_pdf", "run_python"), {
     "parse_pdf": "Call parse_pdf(path=\"{path}\") to get its text per page and its tables.",
     "run_python": "Extract its text with run_python (e.g. pdfplumber or pypdf if importable) from \"{path}\".",
-})
+}, also={"find_in_page": _FIND})
 _IMAGE = Route("image", ("analyze_image", "image_ocr"), {
     "analyze_image": "Call analyze_image(path=\"{path}\", question=...) to look at it with the vision model.",
     "image_ocr": "Call image_ocr(path=\"{path}\") to read the text in it.",
@@ -57,7 +59,7 @@ _PYTHON = Route("python", ("read_file", "run_python"), {
 _TEXTLIKE = Route("document", ("read_file", "run_python"), {
     "read_file": "Call read_file(path=\"{path}\") to read it.",
     "run_python": "Read it with run_python (open(\"{path}\", \"rb\")) and print what you need.",
-})
+}, also={"find_in_page": _FIND})
 
 ROUTES: dict[str, Route] = {
     ".xlsx": _SPREADSHEET, ".xls": _SPREADSHEET, ".xlsm": _SPREADSHEET, ".csv": _CSV,
