@@ -20,7 +20,7 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 _NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
 
@@ -131,14 +131,15 @@ def make_gaia_folder(
     fmt: Literal["parquet", "jsonl"] = "parquet",
     level_as_str: bool = True,
     split: str = "validation",
+    tasks: Sequence[FixtureTask] = FIXTURE_TASKS,
 ) -> Path:
-    """Write the fixture split under `root/2023/<split>/` and return `root` (the dataset folder)."""
+    """Write the fixture split (or `tasks`) under `root/2023/<split>/` and return `root` (the dataset folder)."""
     folder = Path(root) / "2023" / split
     folder.mkdir(parents=True, exist_ok=True)
-    for task in FIXTURE_TASKS:
+    for task in tasks:
         if task.write_file is not None:
             task.write_file(folder / task.file_name)
-    rows = [_row(t, split, fmt, level_as_str) for t in FIXTURE_TASKS]
+    rows = [_row(t, split, fmt, level_as_str) for t in tasks]
     if fmt == "jsonl":
         with (folder / "metadata.jsonl").open("w", encoding="utf-8") as fh:
             for row in rows:

@@ -1,0 +1,180 @@
+"""A GAIA-format batch of research tasks through the real pipeline, the real OpenAI client and loopback doubles.
+
+Each task can only be answered by reading on: paging to a fact on the last page, finding a word,
+following a link whose URL is only in the page's markup, reading a past revision, counting
+revisions, reading a Wayback snapshot, finding a paper and searching its PDF. The scripted model
+reads the tool results it gets back and takes its next step from them (a regex over what the tool
+returned), so a tool that fails or hides the fact makes the task wrong.
+
+Adding a task is one `ResearchTask` entry in `TASKS`: its question, answer, the routes it needs on
+the loopback site and its plan (one function per model turn, from the tool results so far).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from agent.pipeline import Pipeline
+from config import load_settings
+from evaluation.dataset import load_split
+from evaluation.runner import RunConfig, run_batch
+from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
+from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
+from tests.support.research_site import (ArxivPaper, MediaWikiDouble, WikiRevision, arxiv_double, long_article,
+                                         multipage_pdf, wayback_double)
+from tests.support.web_server import LocalWebServer, Reply as WebReply, Route
+
+Plan = Callable[[list[str], str], Reply]
+"""One model turn: (tool results so far, the site's base URL) -> the model's reply."""
+
+
+@dataclass(frozen=True)
+class ResearchTask:
+    """One task of the batch: what is asked, the answer, what the site serves for it, and the model's plan."""
+
+    key: str
+    question: str
+    """May name `{site}`, the loopback site's base URL."""
+    answer: str
+    plan: tuple[Plan, ...]
+    routes: Callable[[str], dict[str, Route]] = field(default=lambda site: {})
+    level: int = 2
+
+
+def grab(pattern: str, text: str) -> str:
+    """The first group of `pattern` in `text`, or a marker that makes the answer wrong."""
+    found = re.search(pattern, text)
+    return found.group(1) if found else "NOT-FOUND"
+
+
+def last_page(result: str) -> int:
+    return int(grab(r"\[page 1 of (\d+)\]", result).replace("NOT-FOUND", "1"))
+
+
+def answer(pattern: str, clean: Callable[[str], str] = lambda s: s) -> Plan:
+    """The final turn: the answer read from the last tool result."""
+    return lambda results, site: say(f"FINAL ANSWER: {clean(grab(pattern, results[-1]))}")
+
+
+LAST_FACT = "The keeper's final logbook entry records 7,318 ships."
+MIDDLE_FACT = "The society's treasurer in 1921 was Ottilie Brennan."
+WIKI = MediaWikiDouble({"Isle of Test": [
+    WikiRevision(101, "2019-03-01T10:00:00Z", "Ann", "<p>The island had 300 inhabitants.</p>"),
+    WikiRevision(102, "2020-06-30T23:30:00Z", "Bob", "<p>The island had 412 inhabitants.</p>"),
+    WikiRevision(103, "2020-07-01T00:10:00Z", "Cid", "<p>The island had 415 inhabitants.</p>"),
+    WikiRevision(104, "2022-12-31T12:00:00Z", "Dee", "<p>The island had 500 inhabitants.</p>"),
+    *[WikiRevision(200 + i, f"2021-03-{1 + i:02d}T09:00:00Z", "Eve", "<p>The island had 415 people.</p>")
+      for i in range(17)]]})
+
+
+def _wiki_routes(site: str) -> dict[str, Route]:
+    return {"/w/api.php": WIKI}
+
+
+def _wayback_routes(site: str) -> dict[str, Route]:
+    page = "<html><body><h1>Menu</h1><p>Soup of the day: lentil with smoked paprika.</p></body></html>"
+    return {"/web/20190314080000id_/http://diner.example/menu": WebReply(200, page),
+            "/wayback/available": wayback_double({"http://diner.example/menu": [
+                ("20190314080000", f"{site}/web/20190314080000/http://diner.example/menu")]})}
+
+
+def _arxiv_routes(site: str) -> dict[str, Route]:
+    pages = ["Introduction. " + "We model tides. " * 80, "Results. " + "Tables follow. " * 60
+             + "The tidal power of Enceladus is 27 GW in our model."]
+    paper = ArxivPaper("2106.01234v2", "Tidal Heating of Icy Moons", ("R. Okafor", "L. Brandt"),
+                       "2021-06-02T17:00:00Z", "astro-ph.EP", "We model tidal heating.", pdf_url=f"{site}/pdf/2106.01234v2")
+    return {"/api/query": arxiv_double([paper]), "/pdf/2106.01234v2": WebReply(200, multipage_pdf(pages), "application/pdf")}
+
+
+TASKS: list[ResearchTask] = [
+    ResearchTask(
+        "paging", "How many ships does the keeper's final logbook entry record, according to {site}/lighthouse?",
+        "7318",
+        (lambda r, site: call("fetch_webpage", url=f"{site}/lighthouse"),
+         lambda r, site: call("fetch_webpage", url=f"{site}/lighthouse", page=last_page(r[-1])),
+         answer(r"records ([\d,]+) ships", lambda s: s.replace(",", ""))),
+        routes=lambda site: {"/lighthouse": WebReply(200, long_article("Lighthouse", 60, {59: LAST_FACT}))}),
+    ResearchTask(
+        "finding", "Who was the society's treasurer in 1921, according to {site}/society?", "Ottilie Brennan",
+        (lambda r, site: call("find_in_page", source=f"{site}/society", query="treasurer in 1921"),
+         answer(r"treasurer in 1921 was (\w+ \w+)")),
+        routes=lambda site: {"/society": WebReply(200, long_article("Society", 60, {31: MIDDLE_FACT}))}),
+    ResearchTask(
+        "link", "The page {site}/harbour links to a roster of keepers. Who is the first keeper on that roster?",
+        "Ada Quill",
+        (lambda r, site: call("fetch_webpage", url=f"{site}/harbour"),
+         lambda r, site: call("fetch_webpage", url=grab(r"\[the roster of keepers\]\((\S+?)\)", r[-1])),
+         answer(r"First keeper: (\w+ \w+)")),
+        routes=lambda site: {
+            "/harbour": WebReply(200, long_article("Harbour", 2, extra_html="<p>See <a href='/k/r?id=7'>the roster of "
+                                                                             "keepers</a> for names.</p>")),
+            "/k/r": WebReply(200, "<html><body><h1>Roster</h1><p>First keeper: Ada Quill (1850).</p></body></html>")}),
+    ResearchTask(
+        "revision", "How many inhabitants did the Wikipedia article 'Isle of Test' give at the end of 30 June 2020?",
+        "412",
+        (lambda r, site: call("wikipedia_page", title="Isle of Test", as_of="2020-06-30"),
+         answer(r"had (\d+) inhabitants")), routes=_wiki_routes),
+    ResearchTask(
+        "revisions", "How many times was the Wikipedia article 'Isle of Test' edited in 2021?", "17",
+        (lambda r, site: call("wikipedia_revisions", title="Isle of Test", start="2021-01-01", end="2021-12-31"),
+         answer(r"^(\d+) revisions")), routes=_wiki_routes),
+    ResearchTask(
+        "snapshot", "What was the soup of the day on http://diner.example/menu in May 2019?", "lentil with smoked paprika",
+        (lambda r, site: call("wayback", url="http://diner.example/menu", date="2019-05-01"),
+         answer(r"Soup of the day: ([\w ]+)\.")), routes=_wayback_routes),
+    ResearchTask(
+        "paper", "In the arXiv paper on tidal heating of icy moons, what tidal power (in GW) is given for Enceladus?",
+        "27",
+        (lambda r, site: call("arxiv_search", query="tidal heating icy moons"),
+         lambda r, site: call("find_in_page", source=grab(r"PDF: (\S+)", r[-1]), query="Enceladus"),
+         answer(r"Enceladus is (\d+) GW")), routes=_arxiv_routes),
+]
+
+
+def _fixture_task(task: ResearchTask, site: str) -> FixtureTask:
+    return FixtureTask(f"research-{task.key}", task.question.format(site=site), task.level, task.answer)
+
+
+@pytest.fixture(scope="module")
+def site():
+    with LocalWebServer({}) as server:
+        for task in TASKS:
+            server.routes.update(task.routes(server.base))
+        yield server
+
+
+def model_for(site: str) -> Callable[[dict], Reply]:
+    """The scripted model: the task is known from its question; the turn from how many tool results came back."""
+    def script(body: dict) -> Reply:
+        text = first_user_text(body)
+        task = next(t for t in TASKS if t.question.format(site=site) in text)
+        results = tool_results(body)
+        return task.plan[min(len(results), len(task.plan) - 1)](results, site)
+    return script
+
+
+def test_research_batch_is_answered_correctly_by_reading_on(site, tmp_path):
+    root = make_gaia_folder(tmp_path / "gaia", tasks=[_fixture_task(t, site.base) for t in TASKS])
+    samples = list(load_split("validation", data_dir=root))
+    with ScriptedOpenAI(model_for(site.base)) as model:
+        settings = load_settings(
+            OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False, RAG_INDEX_DIR=tmp_path / "rag",
+            FETCH_ALLOWED_HOSTS=site.host_port, WIKIPEDIA_API_URL=site.url("/w/api.php"),
+            WAYBACK_API_URL=site.url("/wayback/available"), ARXIV_API_URL=site.url("/api/query"),
+            MAX_FILE_SIZE=4000, TOOL_TIMEOUT=20)
+        pipeline = Pipeline(settings)
+        pipeline.preload()
+        result = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=tmp_path / "run", use_rag=False),
+                           settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
+    records = {r.task_id: r for r in result.records}
+    by_key = {s.task_id: t.key for s, t in zip(samples, TASKS)}
+    wrong = {by_key[i]: (r.predicted, r.expected, r.error) for i, r in records.items() if not r.correct}
+    assert not wrong and len(records) == len(TASKS)
+    assert site.hits("/lighthouse") == 1  # page 1 and the last page: one download
+    used = {by_key[i]: r.tools_used for i, r in records.items()}
+    assert used["paging"] == ["fetch_webpage"] and used["paper"] == ["arxiv_search", "find_in_page"]
+    assert {by_key[i]: r.steps for i, r in records.items()}["paging"] == 3  # page 1, the last page, the answer
