@@ -24,9 +24,17 @@ from evaluation.dataset import load_split
 from evaluation.runner import RunConfig, run_batch
 from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
-from tests.support.research_site import (ArxivPaper, MediaWikiDouble, WikiRevision, arxiv_double, long_article,
-                                         multipage_pdf, wayback_double)
-from tests.support.web_server import LocalWebServer, Reply as WebReply, Route
+from tests.support.research_site import (
+    ArxivPaper,
+    MediaWikiDouble,
+    WikiRevision,
+    arxiv_double,
+    long_article,
+    multipage_pdf,
+    wayback_double,
+)
+from tests.support.web_server import LocalWebServer, Route
+from tests.support.web_server import Reply as WebReply
 
 Plan = Callable[[list[str], str], Reply]
 """One model turn: (tool results so far, the site's base URL) -> the model's reply."""
@@ -171,7 +179,7 @@ def test_research_batch_is_answered_correctly_by_reading_on(site, tmp_path):
         result = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=tmp_path / "run", use_rag=False),
                            settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
     records = {r.task_id: r for r in result.records}
-    by_key = {s.task_id: t.key for s, t in zip(samples, TASKS)}
+    by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
     wrong = {by_key[i]: (r.predicted, r.expected, r.error) for i, r in records.items() if not r.correct}
     assert not wrong and len(records) == len(TASKS)
     assert site.hits("/lighthouse") == 1  # page 1 and the last page: one download

@@ -11,9 +11,10 @@ a wrong answer, as it would from the real service.
 from __future__ import annotations
 
 import html as html_lib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from tests.support.web_server import Reply, Request
 
@@ -66,8 +67,11 @@ def _ts(text: str) -> datetime:
 
 @dataclass
 class MediaWikiDouble:
-    """`action=query&prop=revisions` (titles, redirects, rvstart/rvend/rvdir/rvlimit/rvcontinue, rvprop, rvslots)
-    and `action=parse&oldid=N`, formatversion=2 JSON, for the articles given (revisions in any order)."""
+    """The MediaWiki Action API for the articles given (revisions in any order), formatversion=2 JSON.
+
+    `action=query&prop=revisions` (titles, redirects, rvstart/rvend/rvdir/rvlimit/rvcontinue, rvprop,
+    rvslots) and `action=parse&oldid=N`.
+    """
 
     articles: dict[str, list[WikiRevision]]
     redirects: dict[str, str] = field(default_factory=dict)

@@ -48,7 +48,7 @@ def parse_excel(settings):
 def test_registry_builds_the_document_tools(settings):
     registry = build_registry(settings, [("extension", make_pdf_tools), ("extension", make_excel_tools),
                                          ("base", make_file_tools), ("base", make_web_tools)])
-    assert registry.names == ["parse_pdf", "parse_excel", "read_file", "web_search", "fetch_webpage"]
+    assert registry.names == ["parse_pdf", "parse_excel", "read_file", "web_search", "fetch_webpage", "find_in_page"]
     assert registry.missing == {}
     for tool in registry.tools:
         assert "Args:" in tool.description, tool.name

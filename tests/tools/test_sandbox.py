@@ -155,10 +155,10 @@ def test_giant_output_is_capped_and_stopped():
     assert len(out.output) <= load_settings().MAX_FILE_SIZE + 200
 
 
-def test_large_but_finite_output_is_truncated_with_a_marker():
+def test_large_but_finite_output_is_kept_and_paged():
     out = run("for i in range(100000):\n    print(i)")
-    assert out.ok and out.output.startswith("0\n1\n2\n")
-    assert "truncated" in out.output
+    assert out.ok and "\n\n0\n1\n2\n" in out.output
+    assert "Next: read_file(path=" in out.output  # the executor kept the whole output in the workspace
 
 
 def test_control_characters_are_stripped():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from tools.errors import ToolFailure
 
@@ -20,18 +20,18 @@ def day_bound(text: str, end: bool, what: str = "date") -> datetime:
     value = (text or "").strip()
     if _YEAR.match(value):
         year = int(value)
-        return datetime(year, 12, 31, 23, 59, 59, tzinfo=timezone.utc) if end else datetime(year, 1, 1, tzinfo=timezone.utc)
+        return datetime(year, 12, 31, 23, 59, 59, tzinfo=UTC) if end else datetime(year, 1, 1, tzinfo=UTC)
     month = _MONTH.match(value)
     if month:
         year, number = int(month.group(1)), int(month.group(2))
         if 1 <= number <= 12:
             last = calendar.monthrange(year, number)[1]
-            return datetime(year, number, last, 23, 59, 59, tzinfo=timezone.utc) if end \
-                else datetime(year, number, 1, tzinfo=timezone.utc)
+            return datetime(year, number, last, 23, 59, 59, tzinfo=UTC) if end \
+                else datetime(year, number, 1, tzinfo=UTC)
     parsed = _parse(value, what)
     if "T" in value or ":" in value:
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
-    day = parsed.replace(tzinfo=timezone.utc)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    day = parsed.replace(tzinfo=UTC)
     return day.replace(hour=23, minute=59, second=59) if end else day.replace(hour=0, minute=0, second=0)
 
 
@@ -51,4 +51,4 @@ def _parse(value: str, what: str) -> datetime:
 
 def iso(moment: datetime) -> str:
     """'2023-06-30T23:59:59Z' (the form MediaWiki expects)."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

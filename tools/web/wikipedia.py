@@ -67,7 +67,7 @@ class MediaWiki:
             raise ToolFailure(f"the Wikipedia API ({self.api_url}) did not answer: {exc}. Try again, or read the "
                               "article with fetch_webpage.", "network_error") from None
         if not isinstance(data, dict):
-            raise ToolFailure(f"the Wikipedia API answered with unexpected content. Try fetch_webpage on the article.",
+            raise ToolFailure("the Wikipedia API answered with unexpected content. Try fetch_webpage on the article.",
                               "http_error")
         if "error" in data:
             error = data["error"]
@@ -85,7 +85,8 @@ class MediaWiki:
         if oldest:
             params["rvend"] = oldest
         items: list[Revision] = []
-        resolved, note, proceed = title, "", {}
+        resolved, note = title, ""
+        proceed: dict[str, Any] = {}
         for _ in range(MAX_LIST_REQUESTS):
             data = self._get({**params, **proceed})
             query = data.get("query") or {}
