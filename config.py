@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     MAX_ITERATIONS: int = Field(10, ge=1, description="Assistant turns before the loop is cut and a best-effort answer is forced.")
     LLM_TIMEOUT: float = Field(120, gt=0, description="Seconds one model request may take.")
     TOOL_TIMEOUT: float = Field(30, gt=0, description="Seconds one tool call may take (wall time; also the sandbox's CPU limit).")
-    MAX_FILE_SIZE: int = Field(10000, ge=100, description="Characters of tool output kept; the rest is cut with a marker.")
+    MAX_FILE_SIZE: int = Field(10000, ge=100, description="Characters of one tool reply: longer texts come in pages of this size, each naming the call that reads the next.")
     RATE_LIMIT_RETRY_MAX: int = Field(5, ge=0, description="Retries of one model request on 429 / 5xx / connection errors.")
     RATE_LIMIT_RETRY_BASE_DELAY: float = Field(10, ge=0, description="First backoff delay in seconds (doubles each retry) when no Retry-After is sent.")
     BATCH_QUESTION_DELAY: float = Field(5, ge=0, description="Minimum seconds between task starts when a batch runs with concurrency 1.")
@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     SEARCH_MAX_RESULTS: int = Field(5, ge=1, le=20, description="Results per web_search call.")
     TAVILY_API_KEY: SecretStr | None = Field(None, description="Key for the Tavily search provider.")
     SEARXNG_URL: str | None = Field(None, description="Base URL of a SearXNG instance (JSON API).")
-    WIKIPEDIA_API_URL: str = Field("https://en.wikipedia.org/w/api.php", description="MediaWiki API used by the wikipedia provider.")
+    WIKIPEDIA_API_URL: str = Field("https://en.wikipedia.org/w/api.php", description="MediaWiki API used by the wikipedia search provider, wikipedia_page and wikipedia_revisions.")
     BLOCKED_DOMAINS: str = Field(
         "huggingface.co/datasets/gaia-benchmark,huggingface.co/spaces/gaia-benchmark,hf.co/datasets/gaia-benchmark",
         description="Comma-separated URL prefixes never returned by search or fetched (they mirror GAIA answers).",
