@@ -2,7 +2,9 @@
 
 Each task can only be answered by reading on: paging to a fact on the last page, finding a word,
 following a link whose URL is only in the page's markup, reading a past revision, counting
-revisions, reading a Wayback snapshot, finding a paper and searching its PDF. The scripted model
+revisions, reading a Wayback snapshot, finding a paper and searching its PDF, looking at an image on a page
+(the scripted model's vision reply is read from the pixels it was sent) and watching a video (an
+attached .MOV's keyframes, a YouTube video's captions from recorded responses). The scripted model
 reads the tool results it gets back and takes its next step from them (a regex over what the tool
 returned), so a tool that fails or hides the fact makes the task wrong.
 
@@ -12,9 +14,12 @@ the loopback site and its plan (one function per model turn, from the tool resul
 
 from __future__ import annotations
 
+import base64
+import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +28,7 @@ from config import load_settings
 from evaluation.dataset import load_split
 from evaluation.runner import RunConfig, run_batch
 from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
+from tests.support.media import make_video
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
 from tests.support.research_site import (
     ArxivPaper,
@@ -35,6 +41,7 @@ from tests.support.research_site import (
 )
 from tests.support.web_server import LocalWebServer, Route
 from tests.support.web_server import Reply as WebReply
+from tests.support.youtube import VIDEO_ID, RecordedYouTube
 
 Plan = Callable[[list[str], str], Reply]
 """One model turn: (tool results so far, the site's base URL) -> the model's reply."""
@@ -51,6 +58,9 @@ class ResearchTask:
     plan: tuple[Plan, ...]
     routes: Callable[[str], dict[str, Route]] = field(default=lambda site: {})
     level: int = 2
+    file_name: str = ""
+    """An attachment, written by `write_file` into the task's folder."""
+    write_file: Callable[[Path], None] | None = None
 
 
 def grab(pattern: str, text: str) -> str:
@@ -98,6 +108,46 @@ def _arxiv_routes(site: str) -> dict[str, Route]:
     return {"/api/query": arxiv_double([paper]), "/pdf/2106.01234v2": WebReply(200, multipage_pdf(pages), "application/pdf")}
 
 
+PALETTE = {"teal": (0, 128, 128), "crimson": (220, 20, 60), "white": (255, 255, 255), "black": (0, 0, 0),
+           "gold": (255, 215, 0)}
+
+
+def _logo_png() -> bytes:
+    """A teal square on white: the only place the answer to the image task is written."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (240, 160), "white")
+    ImageDraw.Draw(image).rectangle((70, 30, 170, 130), fill=PALETTE["teal"])
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _brand_routes(site: str) -> dict[str, Route]:
+    page = ("<html><body><h1>Brand guide</h1><p>Our logo is shown below.</p>"
+            "<img src='/static/logo.png' alt='Company logo'></body></html>")
+    return {"/brand": WebReply(200, page), "/static/logo.png": WebReply(200, _logo_png(), "image/png")}
+
+
+def vision_reply(body: dict) -> Reply | None:
+    """The scripted vision model: it names the colour at the centre of the first image it was sent."""
+    from PIL import Image
+
+    for message in body.get("messages", []):
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if part.get("type") == "image_url":
+                data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+                image = Image.open(io.BytesIO(data)).convert("RGB")
+                centre: tuple[int, int, int] = image.getpixel((image.width // 2, image.height // 2))  # type: ignore[assignment]
+                name = min(PALETTE, key=lambda n: sum((a - b) ** 2 for a, b in zip(PALETTE[n], centre, strict=True)))
+                return say(f"The square is {name}.")
+    return None
+
+
+def _write_clip(path: Path) -> None:
+    make_video(path, slides=("PLATFORM 9",), speech=None)
+
+
 TASKS: list[ResearchTask] = [
     ResearchTask(
         "paging", "How many ships does the keeper's final logbook entry record, according to {site}/lighthouse?",
@@ -140,11 +190,27 @@ TASKS: list[ResearchTask] = [
         (lambda r, site: call("arxiv_search", query="tidal heating icy moons"),
          lambda r, site: call("find_in_page", source=grab(r"PDF: (\S+)", r[-1]), query="Enceladus"),
          answer(r"Enceladus is (\d+) GW")), routes=_arxiv_routes),
+    ResearchTask(
+        "image", "What colour is the square in the company logo shown on {site}/brand? Answer with one word.", "teal",
+        (lambda r, site: call("fetch_webpage", url=f"{site}/brand"),
+         lambda r, site: call("analyze_image", path=grab(r"!\[Company logo\]\((\S+?)\)", r[-1]),
+                              question="What colour is the square?"),
+         answer(r"The square is (\w+)")), routes=_brand_routes),
+    ResearchTask(
+        "video", "Which platform number is shown in the attached video?", "9",
+        (lambda r, site: call("watch_video", source="IMG_4231.MOV", question="Which platform number is shown?"),
+         answer(r"PLATFORM (\d+)")), file_name="IMG_4231.MOV", write_file=_write_clip),
+    ResearchTask(
+        "youtube", f"According to the YouTube video https://www.youtube.com/watch?v={VIDEO_ID}, in which year did "
+                   "Galileo see four moons circling Jupiter?", "1610",
+        (lambda r, site: call("watch_video", source=f"https://youtu.be/{VIDEO_ID}"),
+         answer(r"\] circling Jupiter in (\d{4})"))),
 ]
 
 
 def _fixture_task(task: ResearchTask, site: str) -> FixtureTask:
-    return FixtureTask(f"research-{task.key}", task.question.format(site=site), task.level, task.answer)
+    return FixtureTask(f"research-{task.key}", task.question.format(site=site), task.level, task.answer,
+                       file_name=task.file_name, write_file=task.write_file)
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +224,9 @@ def site():
 def model_for(site: str) -> Callable[[dict], Reply]:
     """The scripted model: the task is known from its question; the turn from how many tool results came back."""
     def script(body: dict) -> Reply:
+        seen = vision_reply(body)
+        if seen is not None:
+            return seen
         text = first_user_text(body)
         task = next(t for t in TASKS if t.question.format(site=site) in text)
         results = tool_results(body)
@@ -165,7 +234,8 @@ def model_for(site: str) -> Callable[[dict], Reply]:
     return script
 
 
-def test_research_batch_is_answered_correctly_by_reading_on(site, tmp_path):
+def test_research_batch_is_answered_correctly_by_reading_on(site, tmp_path, monkeypatch):
+    RecordedYouTube().install(monkeypatch)  # the YouTube task: captions and metadata, no download
     root = make_gaia_folder(tmp_path / "gaia", tasks=[_fixture_task(t, site.base) for t in TASKS])
     samples = list(load_split("validation", data_dir=root))
     with ScriptedOpenAI(model_for(site.base)) as model:
@@ -185,4 +255,5 @@ def test_research_batch_is_answered_correctly_by_reading_on(site, tmp_path):
     assert site.hits("/lighthouse") == 1  # page 1 and the last page: one download
     used = {by_key[i]: r.tools_used for i, r in records.items()}
     assert used["paging"] == ["fetch_webpage"] and used["paper"] == ["arxiv_search", "find_in_page"]
+    assert used["image"] == ["fetch_webpage", "analyze_image"] and used["video"] == used["youtube"] == ["watch_video"]
     assert {by_key[i]: r.steps for i, r in records.items()}["paging"] == 3  # page 1, the last page, the answer
