@@ -21,10 +21,17 @@ from ui.debug_tab import build_debug_tab
 from ui.header import build_header
 from ui.runtime import Runtime
 
-# Tool steps read better when the assistant's bubble spans the chat's width.
+# Tool steps read better when the assistant's bubble spans the chat's width. Download names are shown whole
+# (gradio cuts the stem first, leaving `.js`). On a phone (420 px) the tab buttons are made small enough for
+# all three to fit: gradio moves the ones that do not fit behind a `⋯` menu.
 CSS = """#status-line {font-size: 0.92em}
 #trace .bubble.bot-row, #chatbot .bubble.bot-row {width: calc(100% - var(--spacing-xl) * 6)}
-#trace .bot-row .message, #chatbot .bot-row .message {width: 100%}"""
+#trace .bot-row .message, #chatbot .bot-row .message {width: 100%}
+#downloads .filename {white-space: normal; word-break: break-all}
+#downloads .filename .stem {overflow: visible; text-overflow: clip; white-space: normal}
+@media (max-width: 560px) {
+  .tab-container button {padding: 0 5px !important; font-size: 0.8rem !important; white-space: nowrap}
+}"""
 
 
 def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:

@@ -76,7 +76,7 @@ class FaissKnowledgeBase:
     def describe(self) -> str:
         """One status line (loads the index, not the model)."""
         if not self.store.exists():
-            return f"empty ({self.store.directory} has no index; build one with `python -m rag build`)"
+            return f"empty ({self.store.directory} has no index; build one with `python -m rag build --gaia-dir DIR --split validation --index-dir {self.store.directory}`)"
         return f"{len(self.store)} entries ({self.store.model}) in {self.store.directory}"
 
     def warm(self) -> None:

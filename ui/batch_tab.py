@@ -57,8 +57,10 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
         table = gr.Dataframe(headers=RESULT_HEADERS, interactive=False, label="Results", elem_id="results",
                              max_height=420)
         with gr.Row():
-            chart = gr.Image(label="Accuracy", type="filepath", height=300, interactive=False)
-            downloads = gr.File(label="Downloads", file_count="multiple", interactive=False)
+            # min_width: on a phone the chart and the downloads stack instead of sharing 420 px.
+            chart = gr.Image(label="Accuracy", type="filepath", height=300, interactive=False, min_width=300)
+            downloads = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="downloads",
+                                min_width=300)
         with gr.Accordion("Report (report.md)", open=False):
             summary = gr.Markdown("The run's report appears here when it ends.", elem_id="report", label="Report")
         with gr.Accordion("Compare two runs", open=False):
