@@ -8,6 +8,7 @@ Processes of other users or other test sessions on the machine are never looked 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import time
@@ -17,6 +18,7 @@ from config import load_settings
 from tools.executor import ToolOutcome, run_tool
 from tools.sandbox import LANDLOCK_LABEL, make_sandbox_tools
 from tools.sandbox.pool import SPARES
+from tools.sandbox.uids import UID_BASE
 
 BACKENDS = ["bwrap", "landlock"]
 """The backends every abuse payload is held to (both work on the test machine; each is forced)."""
@@ -66,6 +68,10 @@ def leftover_pids() -> list[int]:
         if not entry.isdigit() or int(entry) == me:
             continue
         status = _status(entry)
+        if status.get("State", "").startswith("Z") and int(status.get("PPid", 0)) == me \
+                and int(status.get("Uid", "0").split()[0]) >= UID_BASE:
+            with contextlib.suppress(ChildProcessError):  # a sandbox orphan re-parented here: no Popen reaps it
+                os.waitpid(int(entry), os.WNOHANG)
         if not status or status.get("State", "").startswith(("Z", "X")):
             continue
         chain = _ancestors(int(entry))
