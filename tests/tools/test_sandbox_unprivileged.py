@@ -127,3 +127,15 @@ def test_unprivileged_fork_bomb_leaves_a_concurrent_call_able_to_fork(uid, backe
     proc = _as(uid, SYSTEM_PYTHON, "-c", BOMB_SCRIPT.format(site=SITE, backend=backend))
     out, err = proc.communicate(timeout=60)
     assert out.strip() == "bomb timeout other ok [0, 0, 0, 0, 0]", (out, err[-2000:])
+
+
+def test_an_unprivileged_app_with_many_threads_can_start_both_backends(uid):
+    """The app's own threads count against its uid; the sandbox's process budget must not include them."""
+    script = (f"import sys, threading; sys.path[:0] = [{SITE!r}, '.']\n"
+              "stop = threading.Event()\nthreads = [threading.Thread(target=stop.wait) for _ in range(100)]\n"
+              "[t.start() for t in threads]\n"
+              "from tools.sandbox.landlock_backend import probe_landlock\nfrom tools.sandbox.launcher import probe_namespaces\n"
+              "print(probe_namespaces(False), probe_landlock(False))\nstop.set()")
+    proc = _as(uid, SYSTEM_PYTHON, "-c", script)
+    out, err = proc.communicate(timeout=60)
+    assert out.strip() == "None None", (out, err[-1000:])

@@ -234,6 +234,21 @@ def python_args(source: str = CHILD_SOURCE, argv: tuple[str, ...] = ()) -> list[
     return [sys.executable, "-E", "-s", "-B", "-X", "utf8", "-c", source, *argv]
 
 
+def bwrap_command(attachments: list[str], workspace: str | None, limits: Limits, *, uid: int | None) -> Mounts:
+    """The whole command of one bwrap child (in `.args`), with the descriptors it must inherit.
+
+    As root, prlimit wraps bwrap and the child drops to `uid`, whose processes RLIMIT_NPROC counts.
+    Unprivileged, prlimit runs inside bwrap: there the kernel counts the processes of the call's user
+    namespace alone (outside, every process of the app's uid would count, the app's threads too).
+    """
+    mounts = bwrap_args(attachments, workspace, uid=uid)
+    if uid is None:
+        mounts.args = mounts.args + limits.prlimit_args() + python_args()
+    else:
+        mounts.args = limits.prlimit_args() + mounts.args + python_args()
+    return mounts
+
+
 def missing_binaries() -> list[str]:
     """Wrapper binaries absent from this machine."""
     return [b for b in ("/usr/bin/bwrap", "/usr/bin/prlimit", "/usr/bin/setpriv") if not os.access(b, os.X_OK)]
@@ -244,8 +259,7 @@ def probe_namespaces(as_root: bool) -> str | None:
     """Run the full bwrap wrapper chain once on a tiny program; None when it works, else why not (cached)."""
     if shutil.which("bwrap") is None or missing_binaries():
         return "missing " + ", ".join(missing_binaries() or ["bwrap"])
-    mounts = bwrap_args([], None, uid=NOBODY if as_root else None)
-    cmd = Limits(cpu_seconds=10, memory_mb=1024).prlimit_args() + mounts.args + python_args()
+    cmd = bwrap_command([], None, Limits(cpu_seconds=10, memory_mb=1024), uid=NOBODY if as_root else None).args
     try:
         proc = subprocess.run(cmd, input=b"import sys; print(sys.prefix)", capture_output=True, timeout=20,
                               env={"PATH": "/usr/bin:/bin"}, start_new_session=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tools.sandbox.landlock_backend import landlock_command, make_workdir, process_budget
-from tools.sandbox.launcher import Limits, bwrap_args, child_env, python_args, setpriv_args
+from tools.sandbox.launcher import Limits, bwrap_command, child_env, python_args, setpriv_args
 from tools.sandbox.uids import UidLease, lease
 
 Backend = Literal["bwrap", "landlock", "degraded"]
@@ -106,14 +106,8 @@ def spawn(backend: Backend, attachments: list[str], workspace: str | None, limit
     workdir = None
     try:
         if backend == "bwrap":
-            mounts = bwrap_args(attachments, workspace, uid=held.uid if held else None)
-            if held is None:
-                # Unprivileged: rlimits set inside the user namespace, where the kernel counts the
-                # processes of this namespace only, so RLIMIT_NPROC is this call's budget alone.
-                cmd = mounts.args + limits.prlimit_args() + python_args()
-            else:
-                cmd = limits.prlimit_args() + mounts.args + python_args()
-            proc = _popen(cmd, cwd="/", env={"PATH": "/usr/bin:/bin"}, pass_fds=mounts.pass_fds)
+            command = bwrap_command(attachments, workspace, limits, uid=held.uid if held else None)
+            proc = _popen(command.args, cwd="/", env={"PATH": "/usr/bin:/bin"}, pass_fds=command.pass_fds)
         elif backend == "landlock":
             workdir = make_workdir(held.uid if held else None)
             cmd = landlock_command(attachments, workspace, workdir, limits, held.uid if held else None)
