@@ -77,7 +77,17 @@ class ModelCall(Event):
     final: bool = False
     """True for the forced best-effort call at the iteration cap."""
     purpose: str = "agent"
-    """'agent' for the loop's calls; other values (e.g. 'rag_hint') are helper calls that are not steps."""
+    """'agent' for the loop's calls; other values (e.g. 'rag_hint', 'vision') are helper calls that are not steps."""
+    finish_reason: str | None = None
+    """Why the model stopped, as the server said: 'stop', 'tool_calls', 'length', … (None: not said)."""
+    truncated: bool = False
+    """The reply was cut at the completion limit (finish_reason 'length'): it is not a whole answer."""
+    usage_reported: bool = True
+    """False when the server sent no token usage (the counts are zero, not measured)."""
+    tools_offered: int = 0
+    """Tool schemas sent with the request."""
+    tool_choice: str | None = None
+    """The `tool_choice` sent with them (LLM_TOOL_CHOICE); None when no tools were offered."""
 
 
 @dataclass(kw_only=True)
@@ -91,6 +101,8 @@ class Retry(Event):
     reason: str
     status_code: int | None = None
     retry_after_s: float | None = None
+    failure_kind: str = ""
+    """What the failure means (`models.failures.FailureKind`): rate_limited, unreachable, timeout, …"""
 
 
 @dataclass(kw_only=True)
@@ -146,6 +158,8 @@ class AnswerExtracted(Event):
     raw: str
     method: str
     """Which extraction rule matched, e.g. 'final_answer_marker', 'json', 'last_line', 'rag'."""
+    truncated: bool = False
+    """The answer was taken from a reply cut at the length limit: it may be incomplete."""
 
 
 @dataclass(kw_only=True)
@@ -193,6 +207,8 @@ class Solution:
     elapsed_s: float = 0.0
     error: str | None = None
     hit_iteration_cap: bool = False
+    answer_truncated: bool = False
+    """The answer comes from a reply cut at the length limit (it may be incomplete)."""
     raw_final: str = ""
     events: list[Event] = field(default_factory=list)
 
@@ -215,7 +231,7 @@ class Solution:
 
     @classmethod
     def from_events(cls, question: str, events: list[Event], *, task_id: str | None = None,
-                    file_path: str | None = None) -> "Solution":
+                    file_path: str | None = None) -> Solution:
         """Fold a finished event stream into a Solution."""
         sol = cls(question=question, answer="", source="agent", task_id=task_id, file_path=file_path, events=list(events))
         for ev in events:
@@ -234,7 +250,7 @@ class Solution:
             elif isinstance(ev, IterationCap):
                 sol.hit_iteration_cap = True
             elif isinstance(ev, AnswerExtracted):
-                sol.answer, sol.raw_final = ev.answer, ev.raw
+                sol.answer, sol.raw_final, sol.answer_truncated = ev.answer, ev.raw, ev.truncated
             elif isinstance(ev, ErrorEvent):
                 sol.error = ev.message if sol.error is None else f"{sol.error}; {ev.message}"
         if events:

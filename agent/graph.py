@@ -13,7 +13,8 @@ pool per run).
 from __future__ import annotations
 
 import concurrent.futures as cf
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -21,24 +22,31 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from models.messages import message_text
-from agent.events import ErrorEvent, Event, IterationCap, ModelCall, Retry, ToolCall, ToolResult
-from models.client import Failure, LLMCallError, call_model
-from agent.prompts import FINAL_ANSWER_REQUEST
+from agent.events import ErrorEvent, Event, IterationCap, ModelCall, ToolCall, ToolResult
+from agent.prompts import CONCLUDE_REQUEST, FINAL_ANSWER_REQUEST
 from agent.state import AgentState, RunCancelled, RunContext
+from agent.text_tool_calls import TextToolCalls, find_text_tool_calls, tool_argument_names
+from models.client import LLMCallError
+from models.messages import message_text
 from tools.executor import ToolOutcome, run_tool
 from tools.registry import ToolRegistry
 
 MAX_PARALLEL_TOOLS = 4
+CUT_REPLY_KEEP = 2000
+"""Characters of a reply cut at the length limit that stay in the conversation."""
 
 
 def build_graph(registry: ToolRegistry) -> CompiledStateGraph:
-    """Compile the loop over the registry's tools; the model, gate and limits come per run (RunContext)."""
+    """Compile the loop over the registry's tools; the model client, gate and limits come per run (RunContext)."""
+    arg_names = tool_argument_names(registry.tools)
 
     def assistant(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, emit = _begin(runtime)
         iteration = state.get("iterations", 0) + 1
-        return _model_turn(ctx, emit, ctx.model, list(state["messages"]), iteration, final=False)
+        update = _model_turn(ctx, emit, list(state["messages"]), iteration, tools=registry.tools, arg_names=arg_names)
+        if _cut_short(update) and not state.get("conclude_asked"):
+            update = _conclude(ctx, emit, list(state["messages"]), update, iteration)
+        return update
 
     def tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, emit = _begin(runtime)
@@ -51,7 +59,7 @@ def build_graph(registry: ToolRegistry) -> CompiledStateGraph:
         emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=state.get("iterations", 0)))
         request = HumanMessage(content=FINAL_ANSWER_REQUEST)
         messages = _without_dangling_calls(list(state["messages"])) + [request]
-        update = _model_turn(ctx, emit, ctx.final_model, messages, state.get("iterations", 0), final=True)
+        update = _model_turn(ctx, emit, messages, state.get("iterations", 0), final=True)
         update["messages"] = [request] + update.get("messages", [])
         return update
 
@@ -88,27 +96,65 @@ def recursion_limit(max_iterations: int) -> int:
     return 2 * max_iterations + 5
 
 
-def _model_turn(ctx: RunContext, emit: Callable[[Event], None], model: Any, messages: list[BaseMessage],
-                iteration: int, *, final: bool) -> dict[str, Any]:
-    def on_retry(attempt: int, delay: float, failure: Failure) -> None:
-        emit(Retry(elapsed_s=ctx.elapsed(), attempt=attempt, max_retries=ctx.settings.RATE_LIMIT_RETRY_MAX,
-                   delay_s=round(delay, 3), reason=failure.reason, status_code=failure.status_code,
-                   retry_after_s=failure.retry_after_s))
-
+def _model_turn(ctx: RunContext, emit: Callable[[Event], None], messages: list[BaseMessage], iteration: int, *,
+                final: bool = False, tools: list[Any] | None = None,
+                arg_names: dict[str, frozenset[str]] | None = None) -> dict[str, Any]:
     try:
-        result = call_model(model, messages, ctx.settings, ctx.gate, on_retry=on_retry)
+        result = ctx.client.request(messages, purpose="final" if final else "agent", tools=tools or ())
     except LLMCallError as exc:
         emit(ErrorEvent(elapsed_s=ctx.elapsed(), stage="model", message=str(exc)))
         return {"error": str(exc), "iterations": iteration}
-    msg = result.message
-    emit(ModelCall(elapsed_s=ctx.elapsed(), iteration=iteration, model=_model_name(model, ctx),
+    msg, text_form = result.message, False
+    if tools and not msg.tool_calls and not msg.invalid_tool_calls:
+        found = find_text_tool_calls(message_text(msg), arg_names or {})
+        if found is not None:
+            msg, text_form = _as_tool_calls(msg, found), True
+    offered = len(tools or [])
+    emit(ModelCall(elapsed_s=ctx.elapsed(), iteration=iteration, model=result.model_name or ctx.settings.MODEL_NAME,
                    latency_s=round(result.latency_s, 4), prompt_tokens=result.prompt_tokens,
                    completion_tokens=result.completion_tokens, content=message_text(msg),
-                   tool_calls=[{"id": c.get("id"), "name": c["name"], "args": c["args"]} for c in msg.tool_calls]
+                   tool_calls=[{"id": c.get("id"), "name": c["name"], "args": c["args"]}
+                               | ({"text_form": True} if text_form else {}) for c in msg.tool_calls]
                    + [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args"), "invalid": True}
                       for c in msg.invalid_tool_calls],
-                   final=final))
+                   final=final, finish_reason=result.finish_reason, truncated=result.truncated,
+                   usage_reported=result.usage_reported, tools_offered=offered,
+                   tool_choice=ctx.settings.LLM_TOOL_CHOICE if offered else None))
     return {"messages": [msg], "iterations": iteration}
+
+
+def _cut_short(update: dict[str, Any]) -> bool:
+    """True when the turn's reply was cut at the length limit and asks for no tool."""
+    msgs = update.get("messages") or []
+    last = msgs[-1] if msgs else None
+    return (isinstance(last, AIMessage) and not last.tool_calls
+            and (last.response_metadata or {}).get("finish_reason") == "length")
+
+
+def _conclude(ctx: RunContext, emit: Callable[[Event], None], messages: list[BaseMessage], cut: dict[str, Any],
+              iteration: int) -> dict[str, Any]:
+    """Answer a reply cut at the length limit once with a request to conclude (tool-less, so it must answer)."""
+    cut_msg = cut["messages"][-1]
+    text = message_text(cut_msg)
+    # The runaway text only costs context: the model needs its gist, not all of it.
+    kept = AIMessage(content=text if len(text) <= CUT_REPLY_KEEP else text[:CUT_REPLY_KEEP] + " …[cut]",
+                     response_metadata=cut_msg.response_metadata)
+    request = HumanMessage(content=CONCLUDE_REQUEST)
+    update = _model_turn(ctx, emit, [*messages, kept, request], iteration, final=True)
+    update["messages"] = [kept, request, *update.get("messages", [])]
+    update["conclude_asked"] = True
+    return update
+
+
+def _as_tool_calls(msg: AIMessage, found: TextToolCalls) -> AIMessage:
+    """The message with its text-form calls made real (ambiguous arguments become an invalid call to correct)."""
+    invalid = []
+    if found.ambiguous:
+        invalid.append({"name": " or ".join(found.ambiguous), "args": message_text(msg), "id": "text_call_ambiguous",
+                        "error": "the arguments were written as text without a tool name; call one of "
+                                 f"{', '.join(found.ambiguous)} as a tool", "type": "invalid_tool_call"})
+    return AIMessage(content=found.remainder, tool_calls=found.calls, invalid_tool_calls=invalid,
+                     response_metadata=msg.response_metadata, usage_metadata=msg.usage_metadata, id=msg.id)
 
 
 def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext,
@@ -166,8 +212,3 @@ def _without_dangling_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
         text = message_text(last)
         return messages[:-1] + ([AIMessage(content=text)] if text.strip() else [])
     return messages
-
-
-def _model_name(model: Any, ctx: RunContext) -> str:
-    bound = getattr(model, "bound", model)  # a RunnableBinding from bind_tools wraps the chat model
-    return str(getattr(bound, "model_name", None) or getattr(bound, "model", None) or ctx.settings.MODEL_NAME)

@@ -10,38 +10,39 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextvars
 import dataclasses
-import functools
 import queue
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.graph.state import CompiledStateGraph
 
+import rag
 from agent.answer import answer_from_messages
-from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, ModelCall, Retry, Solution
+from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
 from agent.graph import build_graph, recursion_limit
 from agent.limits import question_too_long, trim_history
-from models.client import CallResult, Failure, OpenGate, RequestGate, build_chat_model, make_text_llm
 from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.router import decide
+from agent.run_client import RunEvents, run_client
 from agent.state import RunContext
+from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from config import Settings, get_settings, redact
-import rag
+from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate
+from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
 from tools.registry import ToolRegistry, build_registry
 from tools.workspace import open_workspace
 
-# The gate and event sink of the run currently inside the router, for the knowledge base's hint_llm
+# The model client of the run currently inside the router, for the knowledge base's hint_llm
 # (the knowledge base is shared by pipeline copies with different gates).
-_RUN_GATE: contextvars.ContextVar[RequestGate | None] = contextvars.ContextVar("run_gate", default=None)
-_RUN_SINK: contextvars.ContextVar[list[Event] | None] = contextvars.ContextVar("run_sink", default=None)
+_RUN_CLIENT: contextvars.ContextVar[ModelClient | None] = contextvars.ContextVar("run_client", default=None)
 
 
 # Threads that drive graph runs; idle ones are reused across runs.
@@ -77,7 +78,10 @@ class _Parts:
     registry: ToolRegistry | None
     knowledge_base: KnowledgeBase | None
     graph: CompiledStateGraph | None = None
-    tool_model: Any = None
+    models: ChatModels | None = None
+    """One chat model per model name (None when no endpoint is configured)."""
+    endpoint: EndpointMonitor | None = None
+    """The endpoint check (None for an injected model: tests' scripted models have no endpoint)."""
     status: dict[str, str] = field(default_factory=dict)
     ready: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -100,18 +104,22 @@ class Pipeline:
             if parts.ready:
                 return dict(parts.status)
             s, status = self.settings, parts.status
-            if parts.llm is None and s.llm_configured:
-                parts.llm = build_chat_model(s)
-            status["llm"] = (f"ready ({_model_name(parts.llm, s)})" if parts.llm is not None
-                             else "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL")
+            if parts.llm is not None or s.llm_configured:
+                parts.models = ChatModels(s, parts.llm)
+                parts.llm = parts.models.get()
+            if parts.llm is None:
+                status["llm"] = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
+            elif parts.models is not None and parts.models.fixed is None:
+                parts.endpoint = EndpointMonitor(s)
+                status["llm"] = parts.endpoint.probe().detail
+            else:
+                status["llm"] = f"ready ({_model_name(parts.llm, s)})"
             if parts.registry is None:
                 parts.registry = build_registry(s)
             reg = parts.registry
             missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
             status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
             parts.graph = build_graph(reg)
-            if parts.llm is not None:
-                parts.tool_model = parts.llm.bind_tools(reg.tools) if reg.tools else parts.llm
             status["graph"] = f"ready (MAX_ITERATIONS={s.MAX_ITERATIONS})"
             if parts.knowledge_base is None:
                 parts.knowledge_base = self._open_knowledge_base()
@@ -128,17 +136,18 @@ class Pipeline:
     def _open_knowledge_base(self) -> KnowledgeBase:
         s, parts = self.settings, self._parts
         hint_llm = None
-        if parts.llm is not None:
-            hint_llm = make_text_llm(parts.llm, s, gate_of=lambda: _RUN_GATE.get() or OpenGate(),
-                                     on_call=_record_hint_call,
-                                     on_retry=functools.partial(_record_hint_retry, s.RATE_LIMIT_RETRY_MAX))
+        if parts.models is not None:
+            fallback = ModelClient(s, parts.models, OpenGate(), parts.endpoint)
+
+            def hint_llm(prompt: str) -> str:
+                return (_RUN_CLIENT.get() or fallback).ask(prompt, purpose="rag_hint")
         try:
             return rag.open_knowledge_base(s, hint_llm=hint_llm)
         except Exception as exc:  # noqa: BLE001 - without a knowledge base the agent still works
             parts.status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
             return EmptyKnowledgeBase()
 
-    def with_gate(self, gate: RequestGate) -> "Pipeline":
+    def with_gate(self, gate: RequestGate) -> Pipeline:
         """A copy sharing model, tools, graph and knowledge base, whose model requests pass through `gate`."""
         twin = Pipeline.__new__(Pipeline)
         twin.settings, twin.gate, twin._parts = self.settings, gate, self._parts
@@ -212,24 +221,22 @@ class Pipeline:
         parts, s = self._parts, self.settings
         assert parts.registry is not None and parts.graph is not None
 
-        hint_calls: list[Event] = []
-        gate_token, sink_token = _RUN_GATE.set(self.gate), _RUN_SINK.set(hint_calls)
+        trace = RunEvents(s, started)  # the run's model calls and retries, routed to the current sink
+        client = run_client(s, parts.models, self.gate, parts.endpoint, trace) if parts.models is not None else None
+        token = _RUN_CLIENT.set(client)
         try:
             decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
                               active_tools=parts.registry.names, use_rag=use_rag, started=started)
         finally:
-            _RUN_GATE.reset(gate_token)
-            _RUN_SINK.reset(sink_token)
-        for event in hint_calls:
-            event.elapsed_s = elapsed()
-        yield from hint_calls
+            _RUN_CLIENT.reset(token)
+        yield from trace.drain()
         yield from decision.events
 
         if decision.route == "rag":
             yield AnswerExtracted(elapsed_s=elapsed(), answer=decision.answer or "", raw=decision.answer or "",
                                   method="rag")
             return
-        if parts.llm is None:
+        if client is None:
             yield ErrorEvent(elapsed_s=elapsed(), stage="config", message=s.llm_missing_message())
             return
 
@@ -244,9 +251,9 @@ class Pipeline:
         workspace = open_workspace(s, task_id or "run")
         tool_context = ToolContext(attachments=(Path(decision.file_route.path),) if decision.file_route else (),
                                    task_id=task_id, workspace=workspace, readable=request.readable,
-                                   confined=request.confine)
-        ctx = RunContext(settings=s, model=parts.tool_model, final_model=parts.llm, gate=self.gate,
-                         tools=tool_context, started=started, emit=inbox.put)
+                                   confined=request.confine, model=client)
+        trace.sink = inbox.put
+        ctx = RunContext(settings=s, client=client, tools=tool_context, started=started, emit=inbox.put)
         graph = parts.graph
         config = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
 
@@ -274,8 +281,12 @@ class Pipeline:
         final_state: dict[str, Any] = item.state or {}
         if final_state.get("error"):
             return  # the node already emitted the ErrorEvent; the answer stays empty
-        answer, method, raw = answer_from_messages(final_state.get("messages", []))
-        yield AnswerExtracted(elapsed_s=elapsed(), answer=answer, raw=raw, method=method)
+        final_messages = final_state.get("messages", [])
+        answer, method, raw = answer_from_messages(final_messages)
+        if raw and find_text_tool_calls(raw, tool_argument_names(parts.registry.tools)) is not None:
+            answer, method = "", "unrun_tool_call"  # a call written as text is never the answer
+        yield AnswerExtracted(elapsed_s=elapsed(), answer=answer, raw=raw, method=method,
+                              truncated=_answer_was_cut(final_messages, raw))
 
     def _redacted(self, event: Event) -> Event:
         """The event with every secret value masked in its text fields."""
@@ -303,20 +314,12 @@ def _redact_deep(value: Any, settings: Settings) -> Any:
     return value
 
 
-def _record_hint_call(result: CallResult) -> None:
-    sink = _RUN_SINK.get()
-    if sink is not None:
-        sink.append(ModelCall(iteration=0, model="rag-hints", latency_s=round(result.latency_s, 4),
-                              prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                              content=str(result.message.content)[:2000], purpose="rag_hint"))
-
-
-def _record_hint_retry(max_retries: int, attempt: int, delay: float, failure: Failure) -> None:
-    sink = _RUN_SINK.get()
-    if sink is not None:
-        sink.append(Retry(attempt=attempt, max_retries=max_retries, delay_s=round(delay, 3),
-                          reason=f"RAG hint call: {failure.reason}",
-                          status_code=failure.status_code, retry_after_s=failure.retry_after_s))
+def _answer_was_cut(messages: list[Any], raw: str) -> bool:
+    """True when the message the answer came from was cut at the length limit."""
+    for msg in reversed(messages):
+        if isinstance(msg, AIMessage) and message_text(msg) == raw and raw:
+            return (msg.response_metadata or {}).get("finish_reason") == "length"
+    return False
 
 
 def _history_messages(history: list[dict] | None) -> list[BaseMessage]:

@@ -46,3 +46,8 @@ def task_message(question: str, file_instruction: str | None = None, rag_context
         parts.append("Possibly related material from the knowledge base (verify before relying on it):\n"
                      + rag_context.strip())
     return "\n\n".join(parts)
+
+CONCLUDE_REQUEST = (
+    "Your last reply was cut off at the length limit. Do not repeat it or continue the calculation "
+    "at length: state your best answer now, briefly, with the template: FINAL ANSWER: [YOUR FINAL ANSWER]"
+)

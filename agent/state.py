@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Callable, TypedDict
+from typing import Annotated, TypedDict
 
-from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import Runnable
 from langgraph.graph.message import add_messages
 
 from agent.events import Event
-from models.client import RequestGate
 from config import Settings
+from models.model_client import ModelClient
 from tools.context import ToolContext
 
 
@@ -27,6 +26,8 @@ class AgentState(TypedDict, total=False):
     """Assistant turns taken so far (model calls with tools offered)."""
     error: str | None
     """Set when the model could not be reached after retries; the loop then ends."""
+    conclude_asked: bool
+    """True once a reply cut at the length limit was answered with a request to conclude (asked once a run)."""
 
 
 @dataclass
@@ -34,11 +35,8 @@ class RunContext:
     """Per-run values the nodes need that are not conversation state (LangGraph's `context`)."""
 
     settings: Settings
-    model: Runnable[LanguageModelInput, BaseMessage]
-    """The chat model with the active tools bound."""
-    final_model: Runnable[LanguageModelInput, BaseMessage]
-    """The same model without tools, for the best-effort answer at the iteration cap."""
-    gate: RequestGate
+    client: ModelClient
+    """The run's model client (gate, retries, endpoint check, hooks); tools receive it in their ToolContext."""
     tools: ToolContext = field(default_factory=ToolContext)
     """What tool calls of this run get: attachments, task id, workspace, what they may open, model client."""
     started: float = field(default_factory=time.monotonic)

@@ -1,33 +1,40 @@
-"""The one model-client layer: build the chat model, call it with retries and the shared gate,
-classify failures, count tokens. Used by the agent loop, the RAG hints and every tool that calls a model.
+"""The one model-client layer: build, call with retries and the shared gate, classify, count, check.
+
+Used by the agent loop, the RAG hints and every tool that calls a model (through `ModelClient`).
 """
 
 from models.client import (
     CallResult,
-    Failure,
     LLMCallError,
     OpenGate,
     RequestGate,
+    ResponseInfo,
     build_chat_model,
     call_model,
-    classify_failure,
-    make_text_llm,
-    parse_retry_after,
     token_usage,
 )
+from models.endpoint import EndpointMonitor, EndpointState
+from models.failures import Failure, FailureKind, classify_failure, next_delay, parse_retry_after
 from models.messages import message_text
+from models.model_client import ChatModels, ModelClient
 
 __all__ = [
     "CallResult",
+    "ChatModels",
+    "EndpointMonitor",
+    "EndpointState",
     "Failure",
+    "FailureKind",
     "LLMCallError",
+    "ModelClient",
     "OpenGate",
     "RequestGate",
+    "ResponseInfo",
     "build_chat_model",
     "call_model",
     "classify_failure",
-    "make_text_llm",
     "message_text",
+    "next_delay",
     "parse_retry_after",
     "token_usage",
 ]

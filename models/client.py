@@ -2,27 +2,29 @@
 
 `ChatOpenAI` is built with `max_retries=0` because the retry loop lives here: every retry becomes a
 `Retry` trace event, a `Retry-After` header is honoured exactly, and a shared `RequestGate` (the
-batch runner's rate limiter) is asked before every attempt and told how each one went.
+batch runner's rate limiter) is asked before every attempt and told how each one went. What a failure
+means and whether to try again is `models.failures`' decision.
 """
 
 from __future__ import annotations
 
-import email.utils
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import openai
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
+from config import Settings, redact
+from models.compat import CompatibleChatOpenAI
+from models.failures import Failure, classify_failure, give_up_message, next_delay
 from models.messages import message_text
 from models.ratelimit_headers import lower_headers
 from models.token_estimate import ESTIMATOR
-from config import Settings, redact
 
 
 @dataclass(frozen=True)
@@ -71,26 +73,31 @@ class OpenGate:
 class LLMCallError(RuntimeError):
     """A model request failed for good (retries exhausted, or an error that retrying cannot fix)."""
 
-
-@dataclass
-class Failure:
-    """How one failed attempt is classified."""
-
-    retriable: bool
-    reason: str
-    status_code: int | None = None
-    retry_after_s: float | None = None
+    def __init__(self, message: str, failure: Failure | None = None) -> None:
+        super().__init__(message)
+        self.failure = failure
+        """The last attempt's classification (None when the request was refused before it was sent)."""
 
 
 @dataclass
 class CallResult:
-    """A successful model call: the message, its latency and token counts."""
+    """A successful model call: the message, its latency, token counts and why the model stopped."""
 
     message: AIMessage
     latency_s: float
     prompt_tokens: int
     completion_tokens: int
     attempts: int
+    finish_reason: str | None = None
+    """The server's `finish_reason`: 'stop', 'tool_calls', 'length' (cut at the completion limit), …"""
+    usage_reported: bool = True
+    """False when the server sent no token usage (the counts are then zero, not measured)."""
+    model_name: str = ""
+
+    @property
+    def truncated(self) -> bool:
+        """True when the reply was cut at the completion limit (or the server's context) mid-generation."""
+        return self.finish_reason == "length"
 
 
 RetryHook = Callable[[int, float, Failure], None]
@@ -98,71 +105,33 @@ RetryHook = Callable[[int, float, Failure], None]
 
 
 def build_chat_model(settings: Settings, model_name: str | None = None) -> ChatOpenAI:
-    """A `ChatOpenAI` for the configured endpoint; no client-side retries (we retry, visibly)."""
+    """A chat model for the configured endpoint: completion limit set, no client-side retries (we retry, visibly)."""
     key = settings.OPENAI_API_KEY.get_secret_value() if settings.OPENAI_API_KEY else ""
     # Local servers (Ollama, vLLM) ignore the key, but the client insists on one.
-    return ChatOpenAI(
+    return CompatibleChatOpenAI(
         model=model_name or settings.MODEL_NAME,
-        api_key=key or "not-needed",
+        api_key=SecretStr(key or "not-needed"),
         base_url=settings.OPENAI_BASE_URL or None,
         temperature=settings.LLM_TEMPERATURE,
         timeout=settings.LLM_TIMEOUT,
+        max_tokens=settings.LLM_MAX_TOKENS,  # without it a small local model can loop until its context is full
         max_retries=0,
         include_response_headers=True,  # x-ratelimit-* for the batch limiter (ResponseInfo)
         use_responses_api=False,  # OpenAI-compatible servers speak chat completions
     )
 
 
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a `Retry-After` header: delta-seconds or an HTTP date; None if absent or unreadable."""
-    if value is None or not str(value).strip():
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-def classify_failure(exc: BaseException, settings: Settings) -> Failure:
-    """Whether a request error is worth retrying, and what the server asked for."""
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure(True, f"no response within LLM_TIMEOUT={settings.LLM_TIMEOUT:g}s")
-    if isinstance(exc, openai.APIConnectionError):
-        return Failure(True, f"connection error: {_short(exc)}")
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        headers = getattr(exc.response, "headers", None) or {}
-        retry_after = parse_retry_after(headers.get("retry-after"))
-        if retry_after is None and headers.get("retry-after-ms"):
-            ms = parse_retry_after(headers.get("retry-after-ms"))
-            retry_after = ms / 1000 if ms is not None else None
-        retriable = status == 429 or status >= 500
-        label = "rate limited" if status == 429 else "server error" if status >= 500 else "request rejected"
-        return Failure(retriable, f"HTTP {status} {label}: {_short(exc)}", status, retry_after)
-    if isinstance(exc, (TimeoutError, ConnectionError)):
-        return Failure(True, f"{type(exc).__name__}: {_short(exc)}")
-    return Failure(False, f"{type(exc).__name__}: {_short(exc)}")
-
-
 def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage],
                settings: Settings, gate: RequestGate | None = None, on_retry: RetryHook | None = None,
                sleep: Callable[[float], None] = time.sleep) -> CallResult:
-    """Send `messages` once, retrying 429 / 5xx / timeouts / connection errors; raise LLMCallError when it gives up.
+    """Send `messages`, retrying as `models.failures.next_delay` decides; raise LLMCallError when it gives up.
 
     The delay before retry k (0-based) is the server's Retry-After when given, else
-    RATE_LIMIT_RETRY_BASE_DELAY * 2**k. Other 4xx errors fail at once.
+    RATE_LIMIT_RETRY_BASE_DELAY * 2**k; timeouts and unreachable endpoints get one quick retry, and
+    a server error repeated identically is not retried again.
     """
     gate = gate or OpenGate()
-    retries = settings.RATE_LIMIT_RETRY_MAX
-    attempt = 0
+    earlier: list[Failure] = []
     estimate = ESTIMATOR.estimate(messages, model)
     while True:
         gate.acquire(estimate)
@@ -170,19 +139,15 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
         try:
             reply = model.invoke(list(messages))
         except Exception as exc:  # noqa: BLE001 - classified below; unknown errors are not retried
-            failure = classify_failure(exc, settings)
+            failure = classify_failure(exc, settings, estimate)
             if failure.status_code == 429:
                 gate.on_rate_limited(failure.retry_after_s, _refusal_info(exc, estimate))
-            if not failure.retriable:
-                raise LLMCallError(redact(f"model request failed: {failure.reason}", settings)) from None
-            if attempt >= retries:
-                tries = "1 attempt" if attempt == 0 else f"{attempt + 1} attempts"
-                raise LLMCallError(redact(f"model request failed after {tries}: {failure.reason}", settings)) from None
-            delay = failure.retry_after_s if failure.retry_after_s is not None \
-                else settings.RATE_LIMIT_RETRY_BASE_DELAY * (2 ** attempt)
-            attempt += 1
+            delay = next_delay(failure, earlier, settings)
+            if delay is None:
+                raise LLMCallError(redact(give_up_message(failure, earlier), settings), failure) from None
+            earlier.append(failure)
             if on_retry is not None:
-                on_retry(attempt, delay, failure)
+                on_retry(len(earlier), delay, failure)
             sleep(delay)
             continue
         latency = time.monotonic() - start
@@ -191,9 +156,17 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
         ESTIMATOR.observe(messages, model, prompt_tokens)
         # The headers go to the gate, not along with the message into the conversation and its traces.
         headers = lower_headers((message.response_metadata or {}).pop("headers", None))
-        gate.on_success(ResponseInfo(headers,
-                                     prompt_tokens, completion_tokens, estimate))
-        return CallResult(message, latency, prompt_tokens, completion_tokens, attempt + 1)
+        gate.on_success(ResponseInfo(headers, prompt_tokens, completion_tokens, estimate))
+        return _result(message, latency, len(earlier) + 1)
+
+
+def _result(message: AIMessage, latency: float, attempts: int) -> CallResult:
+    prompt_tokens, completion_tokens = token_usage(message)
+    meta = message.response_metadata or {}
+    reported = bool(message.usage_metadata or meta.get("token_usage"))
+    return CallResult(message, latency, prompt_tokens, completion_tokens, attempts,
+                      finish_reason=meta.get("finish_reason"), usage_reported=reported,
+                      model_name=str(meta.get("model_name") or meta.get("model") or ""))
 
 
 def token_usage(message: AIMessage) -> tuple[int, int]:
@@ -205,28 +178,7 @@ def token_usage(message: AIMessage) -> tuple[int, int]:
     return int(raw.get("prompt_tokens", 0) or 0), int(raw.get("completion_tokens", 0) or 0)
 
 
-def make_text_llm(model: BaseChatModel, settings: Settings, gate_of: Callable[[], RequestGate | None],
-                  on_call: Callable[[CallResult], None] | None = None,
-                  on_retry: RetryHook | None = None) -> Callable[[str], str]:
-    """A `prompt -> text` function over the same retrying call path (the knowledge base's `hint_llm`).
-
-    `gate_of` is asked at call time so a pipeline copy with another gate (batch runs) is honoured.
-    """
-    def ask(prompt: str) -> str:
-        result = call_model(model, [HumanMessage(content=prompt)], settings, gate_of(), on_retry=on_retry)
-        if on_call is not None:
-            on_call(result)
-        return message_text(result.message)
-
-    return ask
-
-
 def _refusal_info(exc: BaseException, estimate: int) -> ResponseInfo:
     """What a 429 told: its headers (x-ratelimit-*, retry-after-ms) and its message (the limit's numbers)."""
     headers = lower_headers(getattr(getattr(exc, "response", None), "headers", None))
     return ResponseInfo(headers, estimated_prompt_tokens=estimate, message=str(getattr(exc, "message", "") or exc))
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = (getattr(exc, "message", None) or str(exc) or type(exc).__name__).strip().replace("\n", " ")
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -9,7 +9,8 @@ import httpx2
 import openai
 import pytest
 
-from models.client import LLMCallError, build_chat_model, call_model, classify_failure, parse_retry_after
+from models.client import LLMCallError, build_chat_model, call_model
+from models.failures import classify_failure, parse_retry_after
 from config import load_settings
 from tests.support.fake_model import ScriptedChatModel, ai
 

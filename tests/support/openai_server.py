@@ -13,6 +13,15 @@ Provider-style limits (`Limits`): a steady request rate with a small burst (how 
 per-minute limit), a tokens-per-minute budget over the prompt tokens the server counts in each request
 (its JSON / 4, reported back as usage), and optionally the `x-ratelimit-*` headers on every answer.
 A 429 then carries `Retry-After`, `retry-after-ms` and an OpenAI-style message naming the limit.
+
+`personalities` switch on documented behaviours of real servers (llama.cpp, vLLM, Ollama):
+
+- `tools_need_choice`: `tools` are silently dropped unless `tool_choice` is sent (llama-cpp-python);
+- `null_content_500`: an assistant message with `content: null` is answered 500, same body every time;
+- `length`: every text reply is cut at the request's `max_tokens` words, `finish_reason: length`;
+- `no_usage`: no `usage` in any reply;
+- `usage_in_stream_only`: `usage` only in a final stream chunk (when `stream_options.include_usage`);
+- `text_tool_calls`: tool calls are written in the content as `<tool_call>{...}</tool_call>` (Qwen/Hermes).
 """
 
 from __future__ import annotations
@@ -25,7 +34,11 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
+
+Personality = Literal["tools_need_choice", "null_content_500", "length", "no_usage", "usage_in_stream_only",
+                      "text_tool_calls"]
+NULL_CONTENT_ERROR = "1 validation error: ('body', 'messages', 1, 'content'): Input should be a valid string"
 
 
 @dataclass
@@ -40,6 +53,8 @@ class Reply:
     """Seconds to wait before answering (a hang longer than the client timeout simulates a dead server)."""
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    finish_reason: str | None = None
+    """None: 'tool_calls' or 'stop' as fits the reply."""
 
 
 def say(text: str, **kw: Any) -> Reply:
@@ -56,6 +71,11 @@ def fail(status: int, retry_after: float | None = None, **kw: Any) -> Reply:
     """An HTTP error (429 with Retry-After, 500, ...)."""
     headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
     return Reply(status=status, headers=headers, **kw)
+
+
+def cut(text: str, **kw: Any) -> Reply:
+    """A reply the server cut at its completion limit (`finish_reason: length`)."""
+    return Reply(content=text, finish_reason="length", **kw)
 
 
 def hang(seconds: float) -> Reply:
@@ -122,8 +142,12 @@ class ScriptedOpenAI:
     """Threaded loopback server speaking `/v1/chat/completions` (non-streaming) and `/v1/models`."""
 
     def __init__(self, script: Script = (), *, latency: float = 0.0, rpm_limit: int | None = None,
-                 retry_after: float | None = None, limits: Limits | None = None) -> None:
+                 retry_after: float | None = None, limits: Limits | None = None,
+                 personalities: Sequence[Personality] = (), models: Sequence[str] = ("scripted",)) -> None:
         self._script = script
+        self.personalities = set(personalities)
+        self.models = list(models)
+        """Model ids listed by GET /models."""
         self._queue: deque[Reply] = deque(script) if not callable(script) else deque()
         self.latency = latency
         self.rpm_limit = rpm_limit
@@ -150,8 +174,8 @@ class ScriptedOpenAI:
         assert self._server is not None, "server not started"
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def start(self) -> "ScriptedOpenAI":
-        """Bind an ephemeral loopback port and serve in a daemon thread."""
+    def start(self, port: int = 0) -> "ScriptedOpenAI":
+        """Bind a loopback port (default: an ephemeral one) and serve in a daemon thread."""
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -164,7 +188,7 @@ class ScriptedOpenAI:
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in owner.models]})
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
@@ -175,7 +199,12 @@ class ScriptedOpenAI:
                 if delay:
                     time.sleep(delay)
                 try:
-                    self._send(status, payload, headers)
+                    if status == 200 and body.get("stream"):
+                        self._stream(owner._chunks(body, payload))
+                    else:
+                        if owner.personalities & {"no_usage", "usage_in_stream_only"}:
+                            payload.pop("usage", None)
+                        self._send(status, payload, headers)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client timed out and left
 
@@ -189,7 +218,15 @@ class ScriptedOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            def _stream(self, chunks: list[dict[str, Any]]) -> None:
+                data = b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -269,6 +306,9 @@ class ScriptedOpenAI:
             refused = self._provider_limits(now, prompt)
             if refused is not None:
                 return self._refusal(prompt, *refused)
+            if "null_content_500" in self.personalities and any(
+                    m.get("role") == "assistant" and m.get("content") is None for m in body.get("messages", [])):
+                return 500, {"error": {"message": NULL_CONTENT_ERROR, "type": "internal_server_error"}}, {}, 0.0
             reply = self._next_reply(body)
             if counting:
                 reply = Reply(**{**reply.__dict__, "prompt_tokens": prompt,
@@ -297,25 +337,51 @@ class ScriptedOpenAI:
                    "retry-after-ms": f"{max(wait, 0.001) * 1000:.0f}"}
         return 429, {"error": {"message": message, "type": kind, "code": "rate_limit_exceeded"}}, headers, 0.0
 
-    @staticmethod
-    def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-        if reply.tool_calls:
+    def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        traits = self.personalities
+        calls, content, finish = list(reply.tool_calls), reply.content, reply.finish_reason
+        if "tools_need_choice" in traits and "tool_choice" not in body:
+            calls = []  # the server never showed the tools to the model: it can only talk
+            content = content or "I would need a tool for that."
+        if calls and "text_tool_calls" in traits:
+            content = "\n".join(f"<tool_call>{json.dumps({'name': n, 'arguments': a})}</tool_call>" for n, a in calls)
+            calls = []
+        limit = body.get("max_tokens")
+        if "length" in traits and not calls and content and limit and len(content.split()) > limit:
+            content, finish = " ".join(content.split()[:limit]), "length"
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
             message["tool_calls"] = [
                 {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
                  "function": {"name": name, "arguments": json.dumps(args)}}
-                for name, args in reply.tool_calls
+                for name, args in calls
             ]
-        return {
+        completion = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "scripted"),
             "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+                         "finish_reason": finish or ("tool_calls" if calls else "stop")}],
             "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
                       "total_tokens": reply.prompt_tokens + reply.completion_tokens},
         }
+        return completion
+
+    def _chunks(self, body: dict[str, Any], completion: dict[str, Any]) -> list[dict[str, Any]]:
+        """A completion as stream chunks: the delta, the finish reason, then usage if the client asked for it."""
+        usage = completion.pop("usage", None)
+        choice = completion["choices"][0]
+        base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+        delta = {k: v for k, v in choice["message"].items() if v is not None}
+        for i, call_ in enumerate(delta.get("tool_calls", [])):
+            call_["index"] = i
+        chunks = [base | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                  base | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}]
+        include = (body.get("stream_options") or {}).get("include_usage")
+        if include and usage and "no_usage" not in self.personalities:
+            chunks.append(base | {"choices": [], "usage": usage})
+        return chunks
 
 
 def first_user_text(body: dict[str, Any]) -> str:

@@ -1,0 +1,71 @@
+"""The run's `ModelClient`, with hooks that turn every model call and retry into trace events.
+
+The loop reports its own steps (`agent.graph`); calls made for the knowledge base's hints or by tools
+(`purpose` 'rag_hint', 'vision', …) reach the trace through these hooks. Before the graph starts the
+events are kept (the router runs inline); afterwards they go straight to the run's event queue.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from agent.events import Event, ModelCall, Retry
+from config import Settings
+from models import CallResult, ChatModels, EndpointMonitor, Failure, ModelClient, RequestGate
+from models.messages import message_text
+
+HELPER_LABELS = {"rag_hint": "RAG hint call", "vision": "vision call"}
+"""How a helper call's retries are introduced in the trace (other purposes: '<purpose> call')."""
+
+
+class RunEvents:
+    """Where the run's model-call events go: kept until `drain()`, or handed to `sink` once it is set."""
+
+    def __init__(self, settings: Settings, started: float) -> None:
+        self.settings = settings
+        self.started = started
+        self.sink: Callable[[Event], None] | None = None
+        self._kept: list[Event] = []
+        self._lock = threading.Lock()
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return round(time.monotonic() - self.started, 4)
+
+    def emit(self, event: Event) -> None:
+        """Send `event` to the sink, or keep it for `drain()`."""
+        with self._lock:
+            sink = self.sink
+            if sink is None:
+                self._kept.append(event)
+        if sink is not None:
+            sink(event)
+
+    def drain(self) -> Iterator[Event]:
+        """The events kept so far, once."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+        yield from kept
+
+
+def run_client(settings: Settings, models: ChatModels, gate: RequestGate, endpoint: EndpointMonitor | None,
+               events: RunEvents) -> ModelClient:
+    """A `ModelClient` for one run whose helper calls and every retry become trace events in `events`."""
+
+    def on_call(result: CallResult, purpose: str) -> None:
+        events.emit(ModelCall(elapsed_s=events.elapsed(), iteration=0, model=result.model_name,
+                              latency_s=round(result.latency_s, 4), prompt_tokens=result.prompt_tokens,
+                              completion_tokens=result.completion_tokens,
+                              content=message_text(result.message)[:2000], purpose=purpose,
+                              finish_reason=result.finish_reason, truncated=result.truncated,
+                              usage_reported=result.usage_reported))
+
+    def on_retry(attempt: int, delay: float, failure: Failure, purpose: str) -> None:
+        label = "" if purpose in ("agent", "final") else HELPER_LABELS.get(purpose, f"{purpose} call") + ": "
+        events.emit(Retry(elapsed_s=events.elapsed(), attempt=attempt, max_retries=settings.RATE_LIMIT_RETRY_MAX,
+                          delay_s=round(delay, 3), reason=label + failure.reason, status_code=failure.status_code,
+                          retry_after_s=failure.retry_after_s, failure_kind=failure.kind))
+
+    return ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry)

@@ -1,0 +1,124 @@
+"""`ModelClient`: what one run uses to call a model — the loop, the RAG hints and tools alike.
+
+    result = ctx.model.invoke(messages, purpose="vision", model_name=settings.vision_model)
+
+Every call goes through the same path: the endpoint check (fail at once while it is unreachable), the
+run's `RequestGate`, retries classified by `models.failures`, token counts, and the run's hooks
+(`on_call(result, purpose)` becomes a trace event upstream; `on_retry(attempt, delay, failure, purpose)`
+a Retry step). Chat models are built once per model name and shared by every run (`ChatModels`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+
+from config import Settings, redact
+from models.client import CallResult, LLMCallError, OpenGate, RequestGate, build_chat_model, call_model
+from models.endpoint import EndpointMonitor
+from models.failures import Failure
+from models.messages import message_text
+
+CallHook = Callable[[CallResult, str], None]
+"""Told of every finished call with its purpose ('agent', 'rag_hint', 'vision', …)."""
+RetryHook = Callable[[int, float, Failure, str], None]
+"""Told before each retry sleep: (attempt from 1, delay in seconds, the failure, the call's purpose)."""
+
+
+class ChatModels:
+    """One chat model per model name, built on first use and shared by every run; thread-safe.
+
+    A model passed in (a test's scripted model) answers for every name.
+    """
+
+    def __init__(self, settings: Settings, model: BaseChatModel | None = None) -> None:
+        self.settings = settings
+        self.fixed = model
+        """The injected model that answers for every name (None: built from settings)."""
+        self._models: dict[str, BaseChatModel] = {}
+        self._bound: dict[tuple[str, tuple[str, ...], str], Runnable[LanguageModelInput, BaseMessage]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, model_name: str | None = None) -> BaseChatModel:
+        """The chat model for `model_name` (default MODEL_NAME)."""
+        if self.fixed is not None:
+            return self.fixed
+        name = model_name or self.settings.MODEL_NAME
+        with self._lock:
+            if name not in self._models:
+                self._models[name] = build_chat_model(self.settings, name)
+            return self._models[name]
+
+    def with_tools(self, tools: Sequence[Any], model_name: str | None = None) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with `tools` bound and LLM_TOOL_CHOICE sent (some servers drop tools without it)."""
+        model = self.get(model_name)
+        if not tools:
+            return model
+        choice = self.settings.LLM_TOOL_CHOICE
+        key = (model_name or self.settings.MODEL_NAME, tuple(getattr(t, "name", str(t)) for t in tools), choice)
+        with self._lock:
+            if key not in self._bound:
+                self._bound[key] = model.bind_tools(list(tools), tool_choice=choice)
+            return self._bound[key]
+
+
+@dataclasses.dataclass
+class ModelClient:
+    """Per-run access to the model: chat models, settings, gate, endpoint check and trace hooks."""
+
+    settings: Settings
+    models: ChatModels
+    gate: RequestGate = dataclasses.field(default_factory=OpenGate)
+    endpoint: EndpointMonitor | None = None
+    on_call: CallHook | None = None
+    on_retry: RetryHook | None = None
+    sleep: Callable[[float], None] = time.sleep
+
+    def copy_with(self, **changes: Any) -> ModelClient:
+        """A copy with other hooks or another gate (e.g. a batch run's limiter), sharing the chat models."""
+        return dataclasses.replace(self, **changes)
+
+    def request(self, messages: Sequence[BaseMessage], *, purpose: str = "agent", model_name: str | None = None,
+                tools: Sequence[Any] = ()) -> CallResult:
+        """One call with retries and the gate, without the on_call hook (the loop reports its own steps)."""
+        blocked = self.endpoint.blocking_error() if self.endpoint is not None else None
+        if blocked is not None:
+            raise LLMCallError(redact(blocked, self.settings))
+        model = self.models.with_tools(tools, model_name) if tools else self.models.get(model_name)
+
+        def retried(attempt: int, delay: float, failure: Failure) -> None:
+            if self.on_retry is not None:
+                self.on_retry(attempt, delay, failure, purpose)
+
+        try:
+            result = call_model(model, messages, self.settings, self.gate, on_retry=retried, sleep=self.sleep)
+        except LLMCallError as exc:
+            if exc.failure is not None and exc.failure.kind == "unreachable" and self.endpoint is not None:
+                self.endpoint.mark_unreachable(exc.failure.reason)
+            raise
+        if not result.model_name:
+            result.model_name = model_name or _name_of(model, self.settings)
+        return result
+
+    def invoke(self, messages: Sequence[BaseMessage], *, purpose: str = "tool", model_name: str | None = None) -> CallResult:
+        """One call as `request`, reported through `on_call(result, purpose)` (a ModelCall trace event)."""
+        result = self.request(messages, purpose=purpose, model_name=model_name)
+        if self.on_call is not None:
+            self.on_call(result, purpose)
+        return result
+
+    def ask(self, prompt: str, *, purpose: str, model_name: str | None = None) -> str:
+        """`prompt -> text` over `invoke` (the knowledge base's hint LLM)."""
+        return message_text(self.invoke([HumanMessage(content=prompt)], purpose=purpose, model_name=model_name).message)
+
+
+def _name_of(model: Any, settings: Settings) -> str:
+    bound = getattr(model, "bound", model)  # a RunnableBinding from bind_tools wraps the chat model
+    return str(getattr(bound, "model_name", None) or getattr(bound, "model", None) or settings.MODEL_NAME)
