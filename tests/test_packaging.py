@@ -36,10 +36,10 @@ def test_every_top_level_module_and_package_is_installed() -> None:
 
 def _installed() -> bool:
     try:
-        importlib.metadata.distribution("gaia-agent")
+        dist = importlib.metadata.distribution("gaia-agent")
     except importlib.metadata.PackageNotFoundError:
         return False
-    return True
+    return dist.read_text("direct_url.json") is not None  # installed by pip, not a stray local egg-info
 
 
 @pytest.mark.skipif(not _installed(), reason="the project is not installed: `make setup` runs pip install -e .")
