@@ -34,3 +34,17 @@ def _offline_env(monkeypatch, tmp_path):
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """A real llama.cpp OpenAI-compatible server (SmolLM2-135M) on 127.0.0.1 for the whole session."""
+    from tests.support.llama_server import LlamaServer, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    server = LlamaServer(n_ctx=4096, log=tmp_path_factory.mktemp("llama") / "server.log")
+    server.start()
+    yield server
+    server.stop()
