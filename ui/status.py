@@ -11,6 +11,8 @@ LLM_MISSING = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
 LABELS = {"llm": "LLM", "rag": "RAG", "ocr": "OCR", "tools": "Tools", "graph": "Agent graph",
           "embeddings": "Embeddings", "audio": "Audio", "vision": "Vision", "sandbox": "Sandbox"}
 _BAD_WORDS = ("missing", "not configured", "unavailable", "failed", "error", "disabled", "off")
+_FATAL_WORDS = ("unreachable", "not served by")
+"""An endpoint that cannot answer (or lacks the model): shown in red, requests fail at once."""
 
 
 def _label(key: str) -> str:
@@ -19,6 +21,8 @@ def _label(key: str) -> str:
 
 def _mark(text: str) -> str:
     lowered = text.lower()
+    if any(word in lowered for word in _FATAL_WORDS):
+        return "❌"
     return "⚠️" if any(word in lowered for word in _BAD_WORDS) else "✅"
 
 
@@ -38,7 +42,9 @@ def preload_status(state: LoadState, components: Mapping[str, str] | None = None
         comps["llm"] = f"{model_name} (configured)" if model_name else "configured"
     for key in ["llm", *[k for k in comps if k != "llm"]]:
         value = " ".join(str(comps[key]).split())
-        parts.append(f"{_mark(value)} **{_label(key)}**: {value}")
+        mark = _mark(value)
+        shown = f'<span style="color:#dc2626">{value}</span>' if mark == "❌" else value
+        parts.append(f"{mark} **{_label(key)}**: {shown}")
     if state == "idle":
         head = ("⏳ **Starting** the agent load…" if preload
                 else "💤 The agent loads with the first request (APP_PRELOAD=false).")

@@ -63,6 +63,15 @@ def test_preload_status_without_llm_says_how_to_fix():
     assert preload_status("ready", {}, llm_configured=True, elapsed_s=1.0).startswith("🟢 **Ready** in 1.0s")
 
 
+def test_preload_status_shows_an_unreachable_endpoint_in_red():
+    dead = "unreachable (http://127.0.0.1:9/v1: connection refused)"
+    text = preload_status("ready", {"llm": dead, "tools": "7 active"}, llm_configured=True)
+    assert f'❌ **LLM**: <span style="color:#dc2626">{dead}</span>' in text and "✅ **LLM**" not in text
+    wrong = preload_status("ready", {"llm": "model qwen3 not served by http://h:1/v1 (it lists: a)"}, llm_configured=True)
+    assert "❌ **LLM**" in wrong
+    assert "✅ **LLM**: ready (smollm2)" in preload_status("ready", {"llm": "ready (smollm2)"}, llm_configured=True)
+
+
 def test_preload_status_idle_loading_and_failed():
     assert preload_status("idle", {}, llm_configured=True, preload=False).startswith(
         "💤 The agent loads with the first request")
