@@ -35,7 +35,7 @@ def test_dead_endpoint_is_red_in_the_header_and_a_question_fails_fast(tmp_path) 
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(app.url)
-        page.wait_for_function("document.querySelector('#status-line').innerText.includes('unreachable')",
+        page.wait_for_function("document.querySelector('#status-line')?.innerText?.includes('unreachable')",
                                timeout=30_000)
         header_s = time.monotonic() - served
         header = page.inner_text("#status-line")
@@ -45,7 +45,7 @@ def test_dead_endpoint_is_red_in_the_header_and_a_question_fails_fast(tmp_path) 
         page.fill("#question textarea", "What is 2 + 2?")
         clicked = time.monotonic()
         page.click("#ask-btn")
-        page.wait_for_function(f"document.querySelector('#trace').innerText.includes('{dead}')", timeout=30_000)
+        page.wait_for_function(f"document.querySelector('#trace')?.innerText?.includes('{dead}')", timeout=30_000)
         failed_s = time.monotonic() - clicked
         assert "connection refused" in page.inner_text("#trace")
         browser.close()
