@@ -94,6 +94,9 @@ class EndpointMonitor:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         try:
             response = httpx.get(f"{base}/models", headers=headers, timeout=self.timeout, follow_redirects=True)
+        except httpx.TimeoutException:
+            # A busy single-slot server (llama.cpp still generating) may answer late: slow is not dead.
+            return EndpointState("ready", f"{name} (the endpoint did not list its models within {self.timeout:g}s)", now)
         except httpx.HTTPError as exc:
             return EndpointState("unreachable", f"unreachable ({base}: {_connect_reason(exc, self.timeout)})", now)
         if response.status_code in (401, 403):

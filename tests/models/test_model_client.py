@@ -106,3 +106,15 @@ def test_a_request_that_finds_the_endpoint_gone_marks_it(monkeypatch) -> None:
     with pytest.raises(LLMCallError, match="after 2 attempts.*connection refused"):
         client.request([HumanMessage(content="hi")])
     assert monitor.state is not None and monitor.state.unreachable
+
+
+def test_a_slow_endpoint_is_not_declared_dead() -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)  # accepts the connection but never answers: a server busy generating
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        state = EndpointMonitor(load_settings(OPENAI_BASE_URL=url, MODEL_NAME="m"), timeout=0.3).probe()
+    finally:
+        listener.close()
+    assert not state.unreachable and "did not list its models within 0.3s" in state.detail
