@@ -15,11 +15,13 @@ import gradio as gr
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
+from ui.access import refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
 from ui.debug_tab import build_debug_tab
 from ui.header import build_header
 from ui.runtime import Runtime
+from ui.session import Session
 
 # Tool steps read better when the assistant's bubble spans the chat's width. Download names are shown whole
 # (gradio cuts the stem first, leaving `.js`). On a phone (420 px) the tab buttons are made small enough for
@@ -39,9 +41,18 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
     # delete_cache: every hour, drop served files (traces, uploads, run downloads) older than two hours.
     with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, 7200)) as demo:
         build_header(demo, runtime)
-        build_debug_tab(demo, settings, runtime)
-        build_batch_tab(demo, settings, runtime)
-        build_chat_tab(demo, settings, runtime)
+        # The visitor's own files (uploads, runs, download copies), removed when their session ends.
+        session = gr.State(Session(), delete_callback=Session.close)
+        access_note = gr.Markdown(elem_id="access-note")
+        build_debug_tab(demo, settings, runtime, session)
+        build_batch_tab(demo, settings, runtime, session)
+        build_chat_tab(demo, settings, runtime, session)
+
+        def sign_in(visitor: Session, profile: gr.OAuthProfile | None) -> str:
+            visitor.username = getattr(profile, "username", None)
+            return refusal_for(settings, profile) or ""
+
+        demo.load(sign_in, [session], access_note, api_visibility="private", queue=False)
     return demo
 
 
@@ -53,9 +64,11 @@ def main() -> None:
     settings = get_settings()
     runtime = Runtime(settings)
     demo = build_app(settings, runtime)
-    demo.queue(default_concurrency_limit=settings.APP_CONCURRENCY)
+    demo.queue(default_concurrency_limit=settings.APP_CONCURRENCY, max_size=settings.APP_QUEUE_MAX_SIZE)
+    # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
+    # handler returned to its session), never the runs folder or the gated GAIA cache.
     demo.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
-                allowed_paths=[str(settings.OUTPUT_DIR), str(settings.GAIA_CACHE_DIR)], show_error=True,
+                max_file_size=f"{settings.MAX_UPLOAD_MB:g}mb", show_error=True,
                 ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True)
     # Started once the server is up, so its imports (langchain, torch) do not delay the first page.
     if settings.APP_PRELOAD:

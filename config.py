@@ -108,6 +108,8 @@ class Settings(BaseSettings):
     CHAT_HISTORY_MAX_CHARS: int = Field(40000, ge=0, description="Characters of earlier chat turns sent to the model.")
     BATCH_MAX_TASKS: int = Field(500, ge=1, description="Most tasks one batch run from the app may hold.")
     BATCH_MAX_RUNNING: int = Field(2, ge=1, description="Batch runs the app executes at once over all sessions (one per session).")
+    BATCH_UNWATCHED_STOP_S: float = Field(60, gt=0, description="Seconds an app batch run goes on while nobody reads its progress (the client never listened, or left) before it is stopped; what finished is checkpointed and Resume continues.")
+    APP_QUEUE_MAX_SIZE: int = Field(64, ge=1, description="Requests the app's queue holds waiting; more are refused with `queue full` instead of piling up.")
 
     # --- per-run workspace -------------------------------------------------------------------------
     WORKSPACE_DIR: Path | None = Field(None, description="Where per-run workspaces (extractions, downloads, rendered pages) are made; unset = the system temp folder.")

@@ -37,15 +37,25 @@ class BatchControl:
         self.stop = threading.Event()
         self.output_dir: str | None = None
         self.running = False
+        self.unwatched = False
+        """True when the last run was stopped because nobody read its progress."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> BatchControl:
         return BatchControl()
 
 
-def iterate_in_thread(run: Callable[[Callable[[Any], None]], T]) -> Iterator[Any]:
+class Tick:
+    """Yielded by `iterate_in_thread` when `tick_s` passed without a report (time to look around)."""
+
+
+TICK = Tick()
+
+
+def iterate_in_thread(run: Callable[[Callable[[Any], None]], T], tick_s: float | None = None) -> Iterator[Any]:
     """Call `run(report)` in a daemon thread; yield each reported item, then `Finished(result)`.
 
-    The worker's exception is re-raised here, in the consumer's thread.
+    With `tick_s`, `TICK` is yielded whenever that long passes without a report. The worker's
+    exception is re-raised here, in the consumer's thread.
     """
     items: queue.Queue[Any] = queue.Queue()
     outcome: dict[str, Any] = {}
@@ -61,7 +71,11 @@ def iterate_in_thread(run: Callable[[Callable[[Any], None]], T]) -> Iterator[Any
     thread = threading.Thread(target=work, name="batch-run", daemon=True)
     thread.start()
     while True:
-        item = items.get()
+        try:
+            item = items.get(timeout=tick_s)
+        except queue.Empty:
+            yield TICK
+            continue
         if item is _DONE:
             break
         yield item

@@ -18,8 +18,10 @@ from typing import Any, Literal, cast, get_args
 
 from config import Settings
 from evaluation.records import TaskRecord
-from ui.background import BatchControl, Finished, iterate_in_thread
+from ui.background import BatchControl, Finished, Tick, iterate_in_thread
+from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
 from ui.runtime import AgentUnavailable, Runtime
+from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 from ui.text import shown
@@ -122,12 +124,26 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
 
 
 def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, resume: bool = False,
-               progress: ProgressFn | None = None, resume_dir: str | None = None) -> Iterator[BatchView]:
+               progress: ProgressFn | None = None, resume_dir: str | None = None, session: Session | None = None,
+               watch: ListenerWatch | None = None) -> Iterator[BatchView]:
     """Run the batch (or resume it) and yield a view after each finished task, then the final view.
 
     A resume continues `resume_dir` (a run picked from the runs folder) or else this session's last run,
     with the tasks and data source that run recorded (its run.json), not the form's.
+    `session` gets the run folder (the lists show it) and copies of the downloads; `watch` stops a run
+    nobody reads (see ui.batch_guard). Messages never show absolute server paths.
     """
+    for view in _guarded_stream(runtime, req, control, resume, progress, resume_dir, session, watch):
+        view.status = public_text(view.status, runtime.settings)
+        if session is not None:
+            view.chart = session.publish(view.chart) if view.chart else None
+            view.files = [session.publish(f) for f in view.files]
+        yield view
+
+
+def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, resume: bool,
+                    progress: ProgressFn | None, resume_dir: str | None, session: Session | None,
+                    watch: ListenerWatch | None) -> Iterator[BatchView]:
     settings = runtime.settings
     if control.running:
         yield BatchView(status="A run is already going in this session: stop it first.")
@@ -149,6 +165,30 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
     if not settings.llm_configured:
         yield BatchView(status="❌ " + settings.llm_missing_message())
         return
+    if not resume and req.source == SOURCES[0] and (refused := local_folder_refusal(req.data_dir, settings, session)):
+        yield BatchView(status="❌ " + refused)
+        return
+    if not api and not resume:
+        selected = len(req.task_ids) if req.task_ids else None
+        if selected is None and (req.max_samples is None or req.max_samples > settings.BATCH_MAX_TASKS):
+            with contextlib.suppress(Exception):  # a folder that cannot be read: the run reports it as before
+                selected = len(load_samples(req, settings))
+        if selected is not None and (too_many := size_refusal(selected, settings)):
+            yield BatchView(status=too_many)
+            return
+    if not SLOTS.take(settings.BATCH_MAX_RUNNING):
+        yield BatchView(status=busy_message(settings))
+        return
+    try:
+        yield from _run(runtime, req, control, resume, resume_folder, api, progress, session, watch)
+    finally:
+        SLOTS.give()
+
+
+def _run(runtime: Runtime, req: BatchRequest, control: BatchControl, resume: bool, resume_folder: str | None,
+         api: bool, progress: ProgressFn | None, session: Session | None,
+         watch: ListenerWatch | None) -> Iterator[BatchView]:
+    settings = runtime.settings
     yield BatchView(status="⏳ Waiting for the agent to finish loading…" if not runtime.ready.is_set() else "⏳ Starting…")
     try:
         pipeline = runtime.pipeline()
@@ -157,13 +197,15 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
         return
     output_dir = Path(resume_folder) if resume_folder else new_output_dir(settings, req)
     control.output_dir = str(output_dir)
+    if session is not None:
+        session.note_run(output_dir)
     control.stop.clear()
-    control.running = True
+    control.running, control.unwatched = True, False
     try:
         if api:
-            yield from _api_stream(runtime, pipeline, req, control, output_dir, progress)
+            yield from _api_stream(runtime, pipeline, req, control, output_dir, progress, watch)
         else:
-            yield from _runner_stream(runtime, pipeline, req, control, output_dir, resume, progress)
+            yield from _runner_stream(runtime, pipeline, req, control, output_dir, resume, progress, watch)
     except Exception as exc:  # noqa: BLE001 - RunError, DatasetError, a failed write: one clear line
         yield BatchView(status=f"❌ {exc}")
     finally:
@@ -173,8 +215,18 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
         control.running = False
 
 
+def _unwatched(item: Any, control: BatchControl, watch: ListenerWatch | None) -> bool:
+    """True for a tick; stops the run (as Stop does) once nobody has read its updates for the grace period."""
+    if not isinstance(item, Tick):
+        return False
+    if watch is not None and not control.stop.is_set() and not watch.listening():
+        control.stop.set()
+        control.unwatched = True
+    return True
+
+
 def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl, output_dir: Path,
-                   resume: bool, progress: ProgressFn | None) -> Iterator[BatchView]:
+                   resume: bool, progress: ProgressFn | None, watch: ListenerWatch | None) -> Iterator[BatchView]:
     from evaluation.run_info import read_run_info
     from evaluation.runner import RunConfig, run_evaluation
 
@@ -188,16 +240,19 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag)
     records: list[TaskRecord] = []
-    yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir}`)")
+    yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
     work = iterate_in_thread(lambda report: run_evaluation(config, settings, pipeline, on_progress=report,
-                                                           stop=control.stop))
+                                                           stop=control.stop), tick_s=1.0)
     for item in work:
+        if _unwatched(item, control, watch):
+            continue
         if isinstance(item, Finished):
             result = item.value
             final = list(result.records) or records
             selected = (result.summary.get("meta") or {}).get("tasks_selected") or len(final)
             line = _line_from_records(final, int(selected), result.summary.get("elapsed_s"))
-            line = "⏹️ " + line + " — stopped (press Resume to continue)" if result.stopped else "🏁 " + line
+            why = " (nobody was reading its progress)" if control.unwatched else ""
+            line = f"⏹️ {line} — stopped{why} (press Resume to continue)" if result.stopped else "🏁 " + line
             yield finished_view(Path(result.output_dir), final, line)
             return
         if getattr(item, "last", None) is not None:
@@ -225,7 +280,7 @@ def _line_from_records(records: list[TaskRecord], total: int, elapsed_s: float |
 
 
 def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl, output_dir: Path,
-                progress: ProgressFn | None) -> Iterator[BatchView]:
+                progress: ProgressFn | None, watch: ListenerWatch | None) -> Iterator[BatchView]:
     from evaluation.scoring_api import run_api_evaluation
 
     settings = runtime.settings
@@ -234,8 +289,10 @@ def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: Bat
     yield BatchView(status=f"▶️ Fetching the questions from {settings.SCORING_API_URL} for {req.username}…")
     work = iterate_in_thread(lambda report: run_api_evaluation(
         req.username.strip(), agent_code, pipeline, settings, concurrency=req.concurrency, on_progress=report,
-        stop=control.stop, output_dir=output_dir, use_rag=req.use_rag))
+        stop=control.stop, output_dir=output_dir, use_rag=req.use_rag), tick_s=1.0)
     for item in work:
+        if _unwatched(item, control, watch):
+            continue
         if isinstance(item, Finished):
             yield api_result_view(item.value)
             return

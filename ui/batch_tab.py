@@ -6,16 +6,19 @@ import gradio as gr
 from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 
 from config import Settings
+from ui.access import refusal_for, username_of
 from ui.background import BatchControl
 from ui.batch import LEVELS, SOURCES, BatchView, FormError, make_request, run_stream
-from ui.runs import compare, list_runs, resumable_choices
+from ui.batch_guard import ListenerWatch, gradio_unread
+from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
+from ui.session import Session, public_text
 from ui.tables import RESULT_HEADERS
 
 DELAY_LABEL = "Delay between task starts (s, only at concurrency 1)"
 
 
-def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> None:
+def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> None:
     """The tab's components and their events (inside `demo`, which also lists the runs on page load)."""
     with gr.Tab("📊 Batch evaluation", id="batch"):
         control = gr.State(BatchControl())  # per session (copies start fresh): stop flag, resumable run folder
@@ -40,8 +43,10 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
                 batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                 if on_space():
                     gr.LoginButton()
-                username = gr.Textbox(label="Hugging Face username (scoring API; not needed when signed in)"
-                                      if on_space() else "Hugging Face username (scoring API)")
+                # On a Space the scoring API gets the signed-in username, never a typed one.
+                username = gr.Textbox(label="Hugging Face username (scoring API)", visible=not settings.SPACE_ID)
+                gr.Markdown(f"At most {settings.BATCH_MAX_TASKS:,} tasks per run; one run per session, "
+                            f"{settings.BATCH_MAX_RUNNING} on the app at once.", elem_id="batch-limits")
                 with gr.Row():
                     run_btn = gr.Button("▶ Run", variant="primary", elem_id="run-btn")
                     halt_btn = gr.Button("■ Stop", variant="stop", elem_id="halt-btn")
@@ -72,28 +77,45 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
                 compare_btn = gr.Button("Compare")
             comparison = gr.Markdown(label="Comparison")
 
-    def batch_views(form, control_state, profile, progress, resume, resume_dir=None):
+    def batch_views(form, control_state, visitor, profile, request, progress, resume, resume_dir=None):
         *fields, username = form
-        name = profile.username if profile is not None else username
+        if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+            yield BatchView(status=refused).as_tuple()
+            return
+        name = username_of(profile) or ("" if settings.SPACE_ID else username)  # on a Space: the login only
         try:
             req = make_request(*fields, name)
         except FormError as exc:  # before anything runs; the previous run's results are cleared with it
             yield BatchView(status=f"❌ {exc}").as_tuple()
             return
-        for view in run_stream(runtime, req, control_state, resume=resume, progress=progress, resume_dir=resume_dir):
-            yield view.as_tuple()
+        if resume_dir:
+            found = resolve_run(resume_dir, settings, visitor)  # never another session's run, never a typed path
+            if found is None:
+                yield BatchView(status="❌ Nothing to resume under that name: pick a run from the list.").as_tuple()
+                return
+            resume_dir = str(found)
+        watch = ListenerWatch(gradio_unread(demo, getattr(request, "session_hash", None)),
+                              settings.BATCH_UNWATCHED_STOP_S)
+        try:
+            for view in run_stream(runtime, req, control_state, resume=resume, progress=progress,
+                                   resume_dir=resume_dir, session=visitor, watch=watch):
+                yield view.as_tuple()
+        except Exception as exc:  # noqa: BLE001 - a failure outside the run's own handling: one clear line
+            yield BatchView(status=f"❌ {public_text(str(exc), settings)}").as_tuple()
 
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
     def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                 username, control_state, profile: gr.OAuthProfile | None, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+                 username, control_state, visitor: Session, profile: gr.OAuthProfile | None, request: gr.Request,
+                 progress=gr.Progress()):  # noqa: B008 - gradio injects it
         form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
-        yield from batch_views(form, control_state, profile, progress, resume=False)
+        yield from batch_views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-               username, control_state, run_dir=None, profile: gr.OAuthProfile | None = None,
-               progress=gr.Progress()):  # noqa: B008 - gradio injects it
+               username, control_state, visitor: Session, run_dir=None, profile: gr.OAuthProfile | None = None,
+               request: gr.Request = None, progress=gr.Progress()):  # noqa: B008 - gradio injects it
         form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
-        yield from batch_views(form, control_state, profile, progress, resume=True, resume_dir=run_dir or None)
+        yield from batch_views(form, control_state, visitor, profile, request, progress, resume=True,
+                               resume_dir=run_dir or None)
 
     def halt(control_state):
         if not control_state.running:
@@ -101,20 +123,26 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
         control_state.stop.set()
         return "⏹️ Stopping: no new task starts; running tasks finish and are checkpointed. Resume continues."
 
-    def runs(control_state):
-        found = list_runs(settings)
-        resumable = resumable_choices(settings, control_state.output_dir if control_state else None)
+    def runs(control_state, visitor: Session):
+        found = list_runs(settings, visitor)
+        resumable = resumable_choices(settings, control_state.output_dir if control_state else None, visitor)
         return gr.Dropdown(choices=found), gr.Dropdown(choices=found), gr.Dropdown(choices=resumable, value=None)
 
-    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, control]
+    def compare_visible(run_a, run_b, visitor: Session):
+        return compare(run_a, run_b, settings, visitor)
+
+    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, control,
+            session]
     outputs = [batch_status, table, summary, chart, downloads]
     run_lists = [run_a, run_b, resume_pick]
-    run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=2,
-                  show_progress_on=[progress_box]).then(runs, [control], run_lists, api_visibility="private")
+    # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
+    batch_limit = settings.BATCH_MAX_RUNNING + 1
+    run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=batch_limit,
+                  show_progress_on=[progress_box]).then(runs, [control, session], run_lists, api_visibility="private")
     resume_btn.click(resume, [*form, resume_pick], outputs, api_name="resume", concurrency_id="batch",
-                     concurrency_limit=2, show_progress_on=[progress_box]
-                     ).then(runs, [control], run_lists, api_visibility="private")
+                     concurrency_limit=batch_limit, show_progress_on=[progress_box]
+                     ).then(runs, [control, session], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
-    refresh_btn.click(runs, [control], run_lists, api_visibility="private", queue=False)
-    demo.load(runs, [control], run_lists, api_visibility="private", queue=False)
-    compare_btn.click(compare, [run_a, run_b], comparison, api_name="compare", concurrency_id="light")
+    refresh_btn.click(runs, [control, session], run_lists, api_visibility="private", queue=False)
+    demo.load(runs, [control, session], run_lists, api_visibility="private", queue=False)
+    compare_btn.click(compare_visible, [run_a, run_b, session], comparison, api_name="compare", concurrency_id="light")

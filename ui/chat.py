@@ -16,7 +16,7 @@ from ui.trace_view import render_trace
 
 
 def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
-                use_rag: bool = True) -> Iterator[list[gr.ChatMessage]]:
+                use_rag: bool = True, readable: tuple[Path, ...] = ()) -> Iterator[list[gr.ChatMessage]]:
     """Answer one chat message; yield the tool steps (collapsed) and the answer as they arrive.
 
     A file goes with the message it was attached to only (shown as 📎 above the reply); a later message
@@ -41,7 +41,8 @@ def chat_stream(runtime: Runtime, message: Any, history: list[Any] | None,
         return
     events: list[Event] = []
     try:
-        for event in pipeline.stream(text, file_path=file, history=history_turns(history), use_rag=use_rag):
+        for event in pipeline.stream(text, file_path=file, history=history_turns(history), use_rag=use_rag,
+                                     readable=readable):
             events.append(event)
             yield note + render_trace(events, answer_prefix="")
     except Exception as exc:  # noqa: BLE001 - shown in the chat, the session goes on

@@ -103,7 +103,8 @@ STOPPED_NOTE = "Stopped by the user: the trace above is what ran so far; downloa
 
 
 def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
-               use_rag: bool = True, stop: threading.Event | None = None) -> Iterator[AskOutput]:
+               use_rag: bool = True, stop: threading.Event | None = None,
+               readable: tuple[Path, ...] = ()) -> Iterator[AskOutput]:
     """Run one question through the pipeline, yielding the rendered trace after every event.
 
     When `stop` is set the trace ends with a "stopped" note and the partial trace is offered for download.
@@ -129,7 +130,8 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     try:
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
-                lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag), stop):
+                lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
+                                        readable=readable), stop):
             events.append(event)
             if isinstance(event, AnswerExtracted):
                 answer = event.answer
@@ -158,11 +160,12 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     yield messages, solution.answer, verdict, write_trace(solution)
 
 
-def preview_attachment(runtime: Runtime, file: Any, task: Any = None) -> str:
+def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: tuple[Path, ...] = ()) -> str:
     """Markdown preview of an attachment, produced by the tool the agent would use on it (no model needed)."""
     path = _attachment(file, task)
     if not path:
-        return "Upload a file (or pick a task with an attachment) to preview it."
+        problem = getattr(task, "attachment_error", "")
+        return f"❌ {problem}" if problem else "Upload a file (or pick a task with an attachment) to preview it."
     try:
         registry = runtime.registry()
     except AgentUnavailable as exc:
@@ -178,8 +181,11 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None) -> str:
         missing = "; ".join(f"{t}: {registry.missing[t]}" for t in route.tools if t in registry.missing)
         return f"No tool can preview this {route.file_type} file here. {missing}".strip()
     name = candidates[0]
-    outcome = run_tool(registry.get(name), {"path": path}, runtime.settings,
-                       config={"configurable": {"attachments": [path]}})
+    from tools.context import ToolContext
+
+    # Confined like a run: the previewed file and the session's own uploads, nothing else of the server.
+    context = ToolContext(attachments=(Path(path),), readable=readable, confined=True)
+    outcome = run_tool(registry.get(name), {"path": path}, runtime.settings, config=context.to_config())
     mark = "✅" if outcome.ok else "❌"
     body = clip(outcome.output, 6000).replace("```", "ʼʼʼ")
     return (f"{mark} `{name}` on **{Path(path).name}** ({route.file_type}, {outcome.duration_s:.2f}s)\n\n"

@@ -5,17 +5,19 @@ from __future__ import annotations
 import gradio as gr
 
 from config import Settings
+from ui.access import refusal_for
 from ui.background import AskControl
 from ui.batch import LEVELS, SOURCES, load_samples, make_request
 from ui.debug import ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.runtime import Runtime
+from ui.session import Session, local_folder_refusal, public_text
 from ui.tables import SAMPLE_HEADERS, sample_rows, task_choices
 from ui.text import shown
 
 FREE_QUESTION = "No GAIA task picked: a free question."
 
 
-def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> None:
+def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> None:
     """The tab's components and their events (inside the caller's `gr.Blocks`)."""
     with gr.Tab("🔎 Debug one question", id="debug"):
         task = gr.State(None)          # the picked GAIA task (a Sample) of this session
@@ -23,11 +25,11 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
         samples = gr.State([])         # the loaded split of this session
         with gr.Row():
             with gr.Column(scale=3):
-                question = gr.Textbox(label="Question", lines=3, placeholder="Ask a GAIA-style question…",
+                question = gr.Textbox(label=f"Question (up to {settings.MAX_QUESTION_CHARS:,} characters)", lines=3, placeholder="Ask a GAIA-style question…",
                                       elem_id="question")
                 with gr.Row():
                     with gr.Column():
-                        upload = gr.File(label="Attachment (optional)", type="filepath", height=110,
+                        upload = gr.File(label=f"Attachment (optional, up to {settings.MAX_UPLOAD_MB:g} MB)", type="filepath", height=110,
                                          elem_id="upload")
                         attached = gr.Markdown(attachment_line(None, None), elem_id="attached")
                     with gr.Column():
@@ -59,10 +61,14 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
             verdict = gr.Markdown(elem_id="verdict", label="Verdict")
             trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1)
 
-    def ask(question, file, picked_task, use_rag, control_state):
+    def ask(question, file, picked_task, use_rag, control_state, visitor: Session, profile: gr.OAuthProfile | None):
+        if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+            yield [gr.ChatMessage(role="assistant", content=refused)], "", refused, None
+            return
+        visitor.note_upload(file)
         stop = control_state.begin() if control_state is not None else None
         try:
-            yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop)
+            yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop, readable=visitor.readable)
         finally:
             if stop is not None:
                 stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
@@ -70,17 +76,20 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
     def halt(control_state):
         control_state.stop.set()
 
-    def preview(file, picked_task):
-        return preview_attachment(runtime, file, picked_task)
+    def preview(file, picked_task, visitor: Session):
+        visitor.note_upload(file)
+        return preview_attachment(runtime, file, picked_task, readable=visitor.readable)
 
     def lookup(question, picked_task):
         return rag_lookup(runtime, question, picked_task)
 
-    def load_tasks(source, split, level, data_dir):
+    def load_tasks(source, split, level, data_dir, visitor: Session):
+        if source == SOURCES[0] and (refused := local_folder_refusal(data_dir or "", settings, visitor)):
+            return gr.Dropdown(choices=[], value=None), [], [], f"❌ {refused}"
         try:
             loaded = load_samples(make_request(source, split, data_dir, level, 0, "", 1, 0, True, ""), settings)
         except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder: shown in place
-            return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(exc)}"
+            return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(public_text(str(exc), settings))}"
         return (gr.Dropdown(choices=task_choices(loaded), value=None), sample_rows(loaded), loaded,
                 loaded_message(loaded))
 
@@ -101,16 +110,16 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime) -> No
     upload.change(attachment_line, [upload, task], attached, api_visibility="private", queue=False)
     # A new run clears the side output of the last one (preview or lookup of another question).
     ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
-    ask_btn.click(ask, [question, upload, task, use_rag, control], [trace, answer, verdict, trace_file],
+    ask_btn.click(ask, [question, upload, task, use_rag, control, session], [trace, answer, verdict, trace_file],
                   api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.
     stop_btn.click(halt, [control], None, api_visibility="private", queue=False)
     # show_progress on `side`: a spinner where the output will appear; the old output is replaced by it.
-    preview_btn.click(preview, [upload, task], side, api_name="preview", concurrency_id="light",
+    preview_btn.click(preview, [upload, task, session], side, api_name="preview", concurrency_id="light",
                       show_progress="full")
     rag_btn.click(lookup, [question, task], side, api_name="rag_lookup", concurrency_id="light",
                   show_progress="full")
-    load_btn.click(load_tasks, [pick_source, pick_split, pick_level, pick_dir],
+    load_btn.click(load_tasks, [pick_source, pick_split, pick_level, pick_dir, session],
                    [task_pick, task_table, samples, task_info], api_name="load_tasks", concurrency_id="light")
     task_pick.input(pick_task, [task_pick, samples], [question, task, task_info, upload, attached],
                     api_visibility="private")

@@ -1,4 +1,9 @@
-"""The runs folder as the batch tab lists it: runs to compare (with level, accuracy and date) and runs to resume."""
+"""The runs folder as the batch tab lists it: runs to compare (with level, accuracy and date) and runs to resume.
+
+Who sees which runs: a private app (no Space, APP_ALLOWED_USERS unset) is its owner's, who sees every
+run in the folder (CLI runs too) by path. Otherwise each session sees only the runs it started, by
+folder name: other sessions' runs are neither listed nor reachable by typing their path.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings
+from ui.session import Session
 
 
 def _summary(folder: Path) -> dict[str, Any]:
@@ -35,33 +41,67 @@ def run_label(folder: Path) -> str:
     return " · ".join(parts)
 
 
-def list_runs(settings: Settings) -> list[tuple[str, str]]:
-    """(label, path) of the run folders under OUTPUT_DIR (with a details.jsonl or results.jsonl), newest first."""
+def runs_are_shared(settings: Settings) -> bool:
+    """True for a private app (no Space, APP_ALLOWED_USERS unset): its one user sees every run."""
+    return not settings.SPACE_ID and settings.APP_ALLOWED_USERS is None
+
+
+def _visible(settings: Settings, session: Session | None, folder: Path) -> bool:
+    if session is None or runs_are_shared(settings):
+        return True
+    return session.run_named(folder.name) is not None
+
+
+def _value(settings: Settings, session: Session | None, folder: Path) -> str:
+    return str(folder) if session is None or runs_are_shared(settings) else folder.name
+
+
+def resolve_run(value: str | None, settings: Settings, session: Session | None = None) -> Path | None:
+    """The run folder a list value (or an API client's text) names, if this visitor may see it; else None."""
+    if not value:
+        return None
+    if session is not None and not runs_are_shared(settings):
+        return session.run_named(value)  # names only: a typed path of another session's run finds nothing
+    path = Path(value)
+    return path if path.is_dir() else None
+
+
+def list_runs(settings: Settings, session: Session | None = None) -> list[tuple[str, str]]:
+    """(label, value) of the visible run folders under OUTPUT_DIR (with a details.jsonl or results.jsonl), newest first."""
     root = Path(settings.OUTPUT_DIR)
     if not root.is_dir():
         return []
-    runs = [p for p in root.iterdir() if p.is_dir() and ((p / "details.jsonl").is_file() or (p / "results.jsonl").is_file())]
-    return [(run_label(p), str(p)) for p in sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)]
+    runs = [p for p in root.iterdir() if p.is_dir() and ((p / "details.jsonl").is_file() or (p / "results.jsonl").is_file())
+            and _visible(settings, session, p)]
+    return [(run_label(p), _value(settings, session, p))
+            for p in sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)]
 
 
-def resumable_choices(settings: Settings, session_dir: str | None = None) -> list[tuple[str, str]]:
-    """(label, path) of the unfinished runs under OUTPUT_DIR; this session's own run first."""
+def resumable_choices(settings: Settings, session_dir: str | None = None,
+                      session: Session | None = None) -> list[tuple[str, str]]:
+    """(label, value) of the visible unfinished runs under OUTPUT_DIR; this session's own run first."""
     from evaluation.run_info import resumable_runs
 
-    runs = resumable_runs(Path(settings.OUTPUT_DIR))
+    runs = [r for r in resumable_runs(Path(settings.OUTPUT_DIR)) if _visible(settings, session, r.path)]
     own = Path(session_dir).resolve() if session_dir else None
     runs.sort(key=lambda r: r.path.resolve() != own)  # stable: newest first otherwise
-    return [(r.label, str(r.path)) for r in runs]
+    return [(r.label, _value(settings, session, r.path)) for r in runs]
 
 
-def compare(run_a: str | None, run_b: str | None) -> str:
-    """Markdown comparison of two runs: fixed, regressed, unchanged."""
+def compare(run_a: str | None, run_b: str | None, settings: Settings | None = None,
+            session: Session | None = None) -> str:
+    """Markdown comparison of two runs: fixed, regressed, unchanged (only runs this visitor may see)."""
     if not run_a or not run_b:
         return "Pick two runs to compare."
     if run_a == run_b:
         return "Pick two different runs."
     from evaluation.compare import compare_runs
 
+    if settings is not None:
+        found_a, found_b = resolve_run(run_a, settings, session), resolve_run(run_b, settings, session)
+        if found_a is None or found_b is None:
+            return "Pick two runs from the list (it shows the runs you may compare)."
+        run_a, run_b = str(found_a), str(found_b)
     try:
         head = f"**A**: {run_label(Path(run_a))}  \n**B**: {run_label(Path(run_b))}\n\n"
         return head + compare_runs(Path(run_a), Path(run_b)).to_markdown()

@@ -95,7 +95,7 @@ def test_closing_the_batch_stream_stops_the_run(monkeypatch):
 
     started = threading.Event()
 
-    def fake_runner(runtime, pipeline, req, control, output_dir, resume, progress):
+    def fake_runner(runtime, pipeline, req, control, output_dir, resume, progress, watch=None):
         started.set()
         while not control.stop.wait(0.01):
             yield batch.BatchView(status="running")
