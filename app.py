@@ -68,7 +68,7 @@ def main() -> None:
     # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
     # handler returned to its session), never the runs folder or the gated GAIA cache.
     demo.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
-                max_file_size=f"{settings.MAX_UPLOAD_MB:g}mb", show_error=True,
+                max_file_size=int(settings.MAX_UPLOAD_MB * 2**20), show_error=True,
                 ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True)
     # Started once the server is up, so its imports (langchain, torch) do not delay the first page.
     if settings.APP_PRELOAD:
