@@ -28,6 +28,7 @@ from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint
 from evaluation.dataset import Sample
 from evaluation.failures import failure_category
 from evaluation.limiter import RateLimiter
+from evaluation.ordering import plan_order
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
@@ -190,7 +191,8 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
     notify(on_progress, tracker.progress())
     samples = [Sample(task_id=q.task_id, question=q.question, level=q.level or 0, final_answer="?",
                       file_name=q.file_name) for q in questions]
-    records = loop.run(samples, concurrency=concurrency or settings.BATCH_CONCURRENCY, tracker=tracker,
+    workers = concurrency or settings.BATCH_CONCURRENCY
+    records = loop.run(plan_order(samples, workers), concurrency=workers, tracker=tracker,
                        on_progress=on_progress, thread_name="api-task")
     board.flush()
     # A late submission may have resolved earlier tasks: settle every category on the final verdicts.

@@ -23,6 +23,8 @@ DEFAULT_TOKENS_PER_CHAR = 1 / 3.0
 """Before the first reply: a little more than English prose's ~1/4 (JSON and code tokenise denser)."""
 PER_MESSAGE_TOKENS = 4
 """Role and separator tokens the chat format adds to every message."""
+IMAGE_CHARS = 3000
+"""An image block counted as this many characters (~1,000 tokens, a high-detail tile set), never its base64."""
 MARGIN = 1.1
 """Estimates run this much high: text of another kind (a tool's output) may tokenise denser than what the
 ratio was learnt on. Nearly free: the budget gets the excess back when the reply reports the usage."""
@@ -33,7 +35,13 @@ def prompt_chars(messages: Sequence[BaseMessage], model: Any = None) -> int:
     total = 0
     for message in messages:
         content = message.content
-        total += len(content) if isinstance(content, str) else len(json.dumps(content, default=str))
+        if isinstance(content, str):
+            total += len(content)
+        else:  # content blocks: text counts as written, an image as the provider's flat per-image price
+            for block in content:
+                is_image = isinstance(block, dict) and block.get("type") in ("image_url", "image", "input_image")
+                total += IMAGE_CHARS if is_image else len(block if isinstance(block, str)
+                                                          else json.dumps(block, default=str))
         if isinstance(message, AIMessage) and message.tool_calls:
             total += len(json.dumps([{"name": c["name"], "args": c["args"]} for c in message.tool_calls],
                                     default=str))
