@@ -160,3 +160,13 @@ def test_long_tool_output_in_general_is_kept_and_paged(settings, run):
     saved = outcome.output.split("saved to ")[1].split(")")[0]
     assert f'Next: read_file(path="{saved}", page=2)' in outcome.output
     assert Path(saved).read_text().endswith("THE END")
+
+
+def test_long_csv_from_the_web_reads_to_its_last_line(settings, run):
+    csv = "id,value\n" + "".join(f"{i},{i * 3}\n" for i in range(1, 20001))
+    with LocalWebServer({"/data.csv": Reply(200, csv, "text/csv")}) as server:
+        fetch = _tools(settings, server)["fetch_webpage"]
+        first = fetch.invoke({"url": server.url("/data.csv")}, config=run)
+        last = fetch.invoke({"url": server.url("/data.csv"), "page": _pages(first)}, config=run)
+        assert server.hits("/data.csv") == 1
+    assert "1,3" in first and "20000,60000" in last
