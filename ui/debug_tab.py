@@ -59,7 +59,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         with gr.Row():
             answer = gr.Textbox(label="Final answer", elem_id="answer", scale=2)
             verdict = gr.Markdown(elem_id="verdict", label="Verdict")
-            trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1)
+            trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1, elem_id="trace-download")
 
     def ask(question, file, picked_task, use_rag, control_state, visitor: Session, profile: gr.OAuthProfile | None):
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request

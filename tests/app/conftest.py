@@ -3,7 +3,8 @@
 The scripted model decides from the conversation, so the ask, chat and batch tests can share it:
 - a question mentioning "2**10+7" gets a calculator call, then the tool's result as FINAL ANSWER;
 - "remember the word X" gets "OK"; "which word" answers the word found in the earlier turns (or "unknown");
-- a GAIA fixture question gets its fixture answer (`answer_for`).
+- a GAIA fixture question gets its fixture answer (`answer_for`);
+- "take your time" gets an answer only after 8 s (for the Stop buttons).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def scripted_reply(body: dict[str, Any]) -> Reply:
             return call("calculator", expression="2**10+7")
         # A pause before the answer lets a browser see the tool step arrive before the answer does.
         return say(f"The calculator says {results[-1]}.\nFINAL ANSWER: {results[-1].strip()}", delay=1.0)
+    if "take your time" in question.lower():  # slow enough for a Stop to land while the model is thinking
+        return say("FINAL ANSWER: late", delay=8.0)
     if "remember the word" in question.lower():
         return say("FINAL ANSWER: OK")
     if "which word" in question.lower():
