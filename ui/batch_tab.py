@@ -112,7 +112,7 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
 
     def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
                username, control_state, visitor: Session, run_dir=None, profile: gr.OAuthProfile | None = None,
-               request: gr.Request = None, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+               request: gr.Request = None, progress=gr.Progress()):  # type: ignore[assignment]  # noqa: B008 - gradio injects both
         form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=True,
                                resume_dir=run_dir or None)
