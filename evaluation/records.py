@@ -39,6 +39,8 @@ class TaskRecord:
     retries: int = 0
     attempts: int = 1
     error: str | None = None
+    answer_truncated: bool = False
+    """The answer came from a reply the server cut at its length limit (finish_reason "length")."""
     failure_category: FailureCategory = "unscored"
     reasoning_trace: str = ""
     """Short human-readable trace for results.jsonl's reasoning_trace."""

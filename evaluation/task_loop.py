@@ -112,6 +112,7 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
         completion_tokens=sum(s.completion_tokens for s in solutions),
         latency_s=round(finished_at - started_at, 3), retries=sum(s.retries for s in solutions),
         attempts=len(solutions), error=redact(sol.error, settings) if sol.error else None,
+        answer_truncated=sol.answer_truncated,
         failure_category=failure_category(sol, correct, explanation),
         reasoning_trace=reasoning_summary(sol, settings), started_at=started_at, finished_at=finished_at,
     )

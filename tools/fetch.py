@@ -9,6 +9,7 @@ blocked domains (GAIA answer mirrors) are refused, and every hop is checked by t
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 import time
 from dataclasses import dataclass
@@ -21,9 +22,9 @@ from tools.errors import ToolFailure
 from tools.filetypes import TOOL_ADVICE, classify
 from tools.netguard import NetPolicy, guarded_get
 from tools.paths import human_size
-from tools.workspace import Workspace, process_workspace
 from tools.search.base import USER_AGENT, blocked_by
 from tools.textio import clean_text, decode_text, html_title, html_to_markdown
+from tools.workspace import Workspace, process_workspace
 
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 _TEXT_TYPES = ("text/", "application/json", "application/ld+json", "application/xml", "application/javascript",
@@ -74,7 +75,7 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
     headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
     try:
         with guarded_get(url, policy or NetPolicy(), timeout=timeout_s, headers=headers,
-                         check=lambda hop: check_url(hop, blocked)) as (response, final):
+                         check=functools.partial(_check_hop, blocked=blocked)) as (response, final):
             if response.status_code >= 400:
                 raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final), "http_error")
             chunks, size, truncated = [], 0, False
@@ -94,6 +95,11 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
     except httpx.HTTPError as exc:
         raise ToolFailure(f"could not connect to {url} ({type(exc).__name__}: {str(exc)[:120]}). Check the address, "
                           "or use web_search to find another source.", "network_error") from None
+
+
+def _check_hop(url: str, blocked: list[str]) -> None:
+    """A redirect hop must not land on a blocked domain either."""
+    check_url(url, blocked)
 
 
 def _status_message(status: int, reason: str, url: str) -> str:

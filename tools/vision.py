@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool, tool
 from config import Settings
 from tools.errors import MissingDependency, ToolFailure
 from tools.images import open_image
-from tools.vision_model import StandaloneModel, ask_vision, run_model
+from tools.vision_model import ask_vision, run_model, standalone_client
 
 OCR_MIN_SIDE = 1000  # tesseract reads small glyphs poorly: upscale images whose longer side is below this
 
@@ -99,7 +99,7 @@ def make_vision_tools(settings: Settings) -> list[BaseTool]:
     if vision is None and tesseract is None:
         raise MissingDependency(["analyze_image"], "vision is off (VISION_MODEL_NAME=none) and the OCR fallback "
                                                    "needs tesseract: apt-get install tesseract-ocr tesseract-ocr-eng")
-    fallback = StandaloneModel(settings)
+    fallback = standalone_client(settings)
     ocr_timeout = max(5.0, settings.TOOL_TIMEOUT - 2)
 
     @tool

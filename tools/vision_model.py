@@ -2,21 +2,21 @@
 
 In a run, `ToolContext.model` is the run's client (its retries, the batch's shared rate limiter, a
 `ModelCall` with purpose "vision" and token counts in the trace). A call made outside a run (the
-tools CLI, a benchmark) has no such client; `StandaloneModel` then sends the request through the
-same retrying `models.client.call_model`, with no shared gate and no trace.
+tools CLI, a benchmark) has no such client; `standalone_client` then sends the request through the
+same `models.ModelClient` (retries, endpoint check), with no shared gate and no trace.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 
 from config import Settings
-from models.client import CallResult, LLMCallError, build_chat_model, call_model
+from models.client import LLMCallError
 from models.messages import message_text
+from models.model_client import ChatModels, ModelClient
 from tools.context import ToolContext, ToolModel
 from tools.errors import ToolFailure
 from tools.images import SourceImage, image_data_url
@@ -24,23 +24,9 @@ from tools.images import SourceImage, image_data_url
 VISION_MAX_SIDE = 2048  # downscale before upload: enough detail for the model, a bounded request size
 
 
-class StandaloneModel:
-    """A `ToolModel` for calls made outside a run: `call_model` over one chat model per model name."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._models: dict[str, Any] = {}
-        self._lock = threading.Lock()
-
-    def invoke(self, messages: Sequence[BaseMessage], *, purpose: str = "tool",
-               model_name: str | None = None) -> CallResult:
-        """Send `messages` to `model_name` (default MODEL_NAME) with the client's retries."""
-        name = model_name or self.settings.MODEL_NAME
-        with self._lock:
-            model = self._models.get(name)
-            if model is None:
-                model = self._models[name] = build_chat_model(self.settings, name)
-        return call_model(model, messages, self.settings)
+def standalone_client(settings: Settings) -> ToolModel:
+    """The model client for calls made outside a run: the run's own kind of client, without a shared gate or trace."""
+    return ModelClient(settings, ChatModels(settings))
 
 
 def run_model(config: Any, fallback: ToolModel) -> ToolModel:

@@ -16,7 +16,7 @@ from tests.support.web_server import LocalWebServer, Reply
 from tools.context import ToolContext
 from tools.executor import run_tool
 from tools.vision import make_vision_tools
-from tools.vision_model import StandaloneModel
+from tools.vision_model import standalone_client
 
 
 def _settings(server=None, *web, **kw):
@@ -117,7 +117,7 @@ class RecordingModel:
     """The run's model client as a tool sees it (ToolModel), over the real retrying call path."""
 
     def __init__(self, settings):
-        self.inner = StandaloneModel(settings)
+        self.inner = standalone_client(settings)
         self.calls: list[tuple[str, str | None]] = []
 
     def invoke(self, messages, *, purpose="tool", model_name=None):

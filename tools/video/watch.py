@@ -21,14 +21,14 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.audio import LazyWhisper, Segment, clock, resolve_model, shared_model
-from tools.context import ToolContext
+from tools.context import ToolContext, ToolModel
 from tools.errors import MissingDependency, ToolFailure
 from tools.paths import resolve_media
 from tools.video.frames import Keyframe, describe, read_text, take_stills
 from tools.video.media import Probe, probe
 from tools.video.speech import transcribe_track
 from tools.video.youtube import YouTubeInfo, fetch_captions, fetch_info, youtube_id
-from tools.vision_model import StandaloneModel, run_model
+from tools.vision_model import run_model, standalone_client
 
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v")
 MAX_VIDEO_BYTES = 150 * 2**20
@@ -71,7 +71,7 @@ def make_video_tools(settings: Settings) -> list[BaseTool]:
         raise MissingDependency(["watch_video"], "watch_video needs ffmpeg (apt-get install ffmpeg), faster-whisper "
                                                  "or youtube-transcript-api; none is installed")
     budget = max(4.0, settings.TOOL_TIMEOUT - 3.0)  # leave time to assemble and return the reply
-    fallback = StandaloneModel(settings)
+    fallback = standalone_client(settings)
 
     @tool
     def watch_video(source: str, config: RunnableConfig, question: str = "") -> str:  # noqa: D417
@@ -98,7 +98,7 @@ class Watcher:
     """One watch_video call: the source, then transcript and keyframes side by side, each in its share of time."""
 
     def __init__(self, settings: Settings, found: dict[str, Any], limited: dict[str, str], budget: float,
-                 fallback: StandaloneModel) -> None:
+                 fallback: ToolModel) -> None:
         self.settings, self.found, self.limited, self.fallback = settings, found, limited, fallback
         self.start = time.monotonic()
         self.budget = budget
