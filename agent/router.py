@@ -9,9 +9,9 @@ A failing knowledge base never ends the run: the failure is recorded in the look
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
+from pathlib import Path
 
 from agent.events import Event, RagLookup, RouteDecided, Source
 from config import Settings, redact

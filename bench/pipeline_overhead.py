@@ -26,15 +26,14 @@ import openai  # noqa: E402
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
-from models.client import build_chat_model  # noqa: E402
 from agent.pipeline import Pipeline  # noqa: E402
 from agent.prompts import SYSTEM_PROMPT, task_message  # noqa: E402
 from config import load_settings  # noqa: E402
+from models.client import build_chat_model  # noqa: E402
 from rag.types import EmptyKnowledgeBase  # noqa: E402
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say  # noqa: E402
-from tools.calculator import evaluate, format_result  # noqa: E402
+from tools.calculator import evaluate, format_result, make_calculator_tools  # noqa: E402
 from tools.registry import build_registry  # noqa: E402
-from tools.calculator import make_calculator_tools
 
 
 def script(body: dict) -> Reply:
@@ -61,9 +60,8 @@ def run_pipeline(pipe: Pipeline, qs: list[str]) -> float:
 def run_stream(pipe: Pipeline, qs: list[str]) -> float:
     start = time.perf_counter()
     for q in qs:
-        last = None
-        for last in pipe.stream(q):
-            pass
+        events = list(pipe.stream(q))
+        last = events[-1] if events else None
         assert last is not None and last.kind == "answer" and last.answer, last
     return time.perf_counter() - start
 

@@ -1,5 +1,7 @@
-"""RAG benchmark: a 100,000-entry index, lookup cost vs a bare encode + FAISS search, build rate, memory,
-start-up, and the similarity calibration of paraphrase / near-miss pairs.
+"""RAG benchmark of a 100,000-entry index.
+
+Measures lookup cost vs a bare encode + FAISS search, build rate, memory, start-up, and the
+similarity calibration of paraphrase / near-miss pairs.
 
     python bench/rag_lookup.py [--entries 100000] [--real 3000] [--queries 200]
 
@@ -143,9 +145,9 @@ def compare_lookup(index_dir: Path, queries: int) -> dict:
 
 
 def calibration() -> None:
+    from config import load_settings
     from rag import guard
     from rag.embeddings import get_embedder
-    from config import load_settings
     from tests.rag.pairs import KNOWN_SLIPS, NEAR_MISSES, PARAPHRASES
 
     settings = load_settings()

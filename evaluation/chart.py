@@ -26,7 +26,7 @@ def _bars(ax: Any, title: str, groups: dict[str, dict[str, Any]]) -> None:
     names = list(scored)
     values = [100 * (scored[n]["accuracy"] or 0.0) for n in names]
     bars = ax.bar(names, values, color="#4C72B0")
-    for bar, name in zip(bars, names):
+    for bar, name in zip(bars, names, strict=True):
         g = scored[name]
         ax.annotate(
             f"{g['correct']}/{g['scored']}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),

@@ -13,10 +13,10 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from evaluation.records import TaskRecord
 

@@ -70,7 +70,7 @@ class Comparison:
         """A short report: level table, then fixed and regressed task ids."""
         pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"  # noqa: E731
         pts = lambda v: "n/a" if v is None else f"{100 * v:+.1f} pts"  # noqa: E731
-        lines = [f"# Run comparison", "", f"- A: `{self.run_a}`", f"- B: `{self.run_b}`",
+        lines = ["# Run comparison", "", f"- A: `{self.run_a}`", f"- B: `{self.run_b}`",
                  f"- fixed {len(self.fixed)}, regressed {len(self.regressed)}, unchanged {len(self.unchanged)} "
                  f"({self.unchanged_correct} correct in both); only in A {len(self.only_in_a)}, only in B {len(self.only_in_b)}",
                  "", "| Level | A | B | Delta |", "|---|---:|---:|---:|"]

@@ -13,9 +13,10 @@ thread safety is unknown and their model requests cannot pass through our limite
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from agent.answer import extract_final_answer
 from agent.events import AnswerExtracted, ErrorEvent, Event, RouteDecided, Solution
@@ -39,7 +40,7 @@ class TextAgentAdapter:
         """Nothing to load."""
         return {}
 
-    def with_gate(self, gate: Any) -> "TextAgentAdapter":
+    def with_gate(self, gate: Any) -> TextAgentAdapter:
         """A foreign agent's requests cannot be gated: the same adapter."""
         return self
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # numpy only for annotations; it is imported lazily with the model
     import numpy as np
@@ -86,7 +87,7 @@ class Embedder:
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension  # type: ignore[union-attr]
         return int(getter())
 
-    def encode(self, questions: Sequence[str], batch_size: int = 64) -> "np.ndarray":
+    def encode(self, questions: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """Unit-length float32 vectors (n, dim) of the normalised, truncated questions."""
         import numpy as np
 

@@ -11,8 +11,8 @@ Entries of `exclude_task_id` are never seen (leave-one-out: an evaluated task ca
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from config import Settings
 from rag import guard

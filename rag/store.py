@@ -14,9 +14,10 @@ import json
 import os
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from rag.embeddings import normalize_question
 
@@ -219,7 +220,7 @@ class VectorStore:
             self._load()
             return [self._entries[i] for i in sorted(self._entries)]
 
-    def search(self, vector: "np.ndarray", k: int, exclude_task_ids: Iterable[str | None] = ()) -> list[tuple[Entry, float]]:
+    def search(self, vector: np.ndarray, k: int, exclude_task_ids: Iterable[str | None] = ()) -> list[tuple[Entry, float]]:
         """The k nearest entries to one unit vector, best first, never an entry of the excluded task ids."""
         skip = {t for t in exclude_task_ids if t}
         with self._lock:
@@ -235,7 +236,7 @@ class VectorStore:
             excluded = {i for t in skip for i in (self._task_ids or {}).get(t, ())}
             want = min(k + len(excluded), len(self._entries))
             scores, ids = self._index.search(vector.reshape(1, -1), want)
-        found = [(self._entries[int(i)], float(s)) for s, i in zip(scores[0], ids[0]) if i >= 0 and int(i) not in excluded]
+        found = [(self._entries[int(i)], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0 and int(i) not in excluded]
         return found[:k]
 
     # ---- writing ------------------------------------------------------------------------------------
@@ -249,7 +250,7 @@ class VectorStore:
             self._manifest = {"format": FORMAT_VERSION, "model": model, "dim": dim, "count": 0, "next_id": 0}
             self._dirty = True
 
-    def add(self, entries: Iterable[Entry], vectors: "np.ndarray", model: str) -> AddReport:
+    def add(self, entries: Iterable[Entry], vectors: np.ndarray, model: str) -> AddReport:
         """Add entries with their unit vectors (row i belongs to entry i); replaces entries of the same task_id."""
         import numpy as np
 

@@ -10,11 +10,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tools.context import ToolContext, ToolModel
-    from tools.errors import ErrorKind, MissingDependency, ToolFailure
-    from tools.executor import ToolOutcome, run_tool
-    from tools.registry import FACTORIES, ToolFactory, ToolRegistry, ToolTier, build_registry
-    from tools.workspace import Workspace, open_workspace
+    # `X as X` marks an explicit re-export (PEP 484) of the lazily loaded names below.
+    from tools.context import ToolContext as ToolContext
+    from tools.context import ToolModel as ToolModel
+    from tools.errors import ErrorKind as ErrorKind
+    from tools.errors import MissingDependency as MissingDependency
+    from tools.errors import ToolFailure as ToolFailure
+    from tools.executor import ToolOutcome as ToolOutcome
+    from tools.executor import run_tool as run_tool
+    from tools.registry import FACTORIES as FACTORIES
+    from tools.registry import ToolFactory as ToolFactory
+    from tools.registry import ToolRegistry as ToolRegistry
+    from tools.registry import ToolTier as ToolTier
+    from tools.registry import build_registry as build_registry
+    from tools.workspace import Workspace as Workspace
+    from tools.workspace import open_workspace as open_workspace
 
 _HOME = {
     **dict.fromkeys(["ToolContext", "ToolModel"], "tools.context"),

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from tools.errors import ToolFailure
 from tools.filetypes import TOOL_ADVICE, classify

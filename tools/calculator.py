@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.tools import BaseTool, tool
 
@@ -85,7 +86,7 @@ def _eval(node: ast.AST) -> Any:
         return _UNARY[type(node.op)](_eval(node.operand))
     if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
         left = _eval(node.left)
-        for op, comparator in zip(node.ops, node.comparators):
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = _eval(comparator)
             if not _COMPARE[type(op)](left, right):
                 return False

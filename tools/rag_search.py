@@ -6,15 +6,12 @@ Leave-one-out holds here too: the current task's own entry is never shown (task 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.context import ToolContext
-from tools.errors import ToolFailure
-from tools.errors import MissingDependency
+from tools.errors import MissingDependency, ToolFailure
 
 _SHOWN_CHARS = 500
 
@@ -38,7 +35,7 @@ def make_rag_tools(settings: Settings) -> list[BaseTool]:
     top_k = max(settings.RAG_TOP_K, 5)
 
     @tool
-    def rag_search(query: str, config: RunnableConfig) -> str:
+    def rag_search(query: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain, not in the model's schema
         """Search the knowledge base of previously solved questions for ones similar to your query.
 
         Returns the nearest stored questions with their known answers and cosine similarities (1.0 =

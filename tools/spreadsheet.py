@@ -14,6 +14,7 @@ from typing import Any
 
 from tools.tables import cell_text, markdown_table
 
+
 def column_letter(index: int) -> str:
     """0 -> 'A', 25 -> 'Z', 26 -> 'AA'."""
     letters = ""
@@ -123,7 +124,7 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
     if not rows:
         header, first = ["Row"] + letters, 1
     elif _header_is_labels(rows):
-        header = ["Row"] + [f"{L}: {cell_text(v)}" if v not in (None, "") else L for L, v in zip(letters, rows[0])]
+        header = ["Row"] + [f"{L}: {cell_text(v)}" if v not in (None, "") else L for L, v in zip(letters, rows[0], strict=True)]
         first = 2
         out.append("Row 1 holds the column labels (shown in the table header); data rows keep their sheet row numbers.")
     else:

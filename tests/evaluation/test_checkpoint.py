@@ -89,9 +89,7 @@ def test_a_run_folder_is_held_by_one_run_at_a_time(tmp_path):
 
     first = Checkpoint(tmp_path / "run" / "checkpoint.jsonl", session="a")
     second = Checkpoint(tmp_path / "run" / "checkpoint.jsonl", session="b")
-    with first.exclusive():
-        with pytest.raises(FolderBusy, match="another run"):
-            with second.exclusive():
-                pass
+    with first.exclusive(), pytest.raises(FolderBusy, match="another run"), second.exclusive():
+        pass
     with second.exclusive():  # released
         pass

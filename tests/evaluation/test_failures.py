@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.events import (AnswerExtracted, ErrorEvent, IterationCap, ModelCall, RouteDecided, Solution, ToolCall,
-                          ToolResult)
+from agent.events import AnswerExtracted, ErrorEvent, IterationCap, ModelCall, RouteDecided, Solution, ToolCall, ToolResult
 from config import load_settings
 from evaluation.failures import failure_category, reasoning_summary
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -85,7 +86,7 @@ def test_our_pipeline_through_the_seed_api_and_the_tool(tmp_path):
         out = GAIAEvaluationTool(settings, local_data_dir=root).run(agent=pipeline, level=2, max_samples=1,
                                                                      export_results=True, generate_report=True)
     assert out["accuracy"] == 1.0 and out["total"] == 1
-    assert json.loads(open(out["results_path"]).read())["model_answer"] == "42"
+    assert json.loads(Path(out["results_path"]).read_text())["model_answer"] == "42"
     assert "# GAIA evaluation report" in out["report"] and out["report_path"].endswith("report.md")
 
 

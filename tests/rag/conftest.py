@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -26,7 +26,7 @@ def embedder() -> Embedder:
 
 @pytest.fixture
 def make_kb(tmp_path: Path, embedder: Embedder) -> Callable[..., FaissKnowledgeBase]:
-    """make_kb(entries, index_dir=None, hint_llm=None, **setting_overrides) -> a saved knowledge base."""
+    """A factory `make(entries, index_dir=None, hint_llm=None, **setting_overrides)` of saved knowledge bases."""
 
     def make(entries: list[Entry] | None = None, index_dir: Path | None = None, hint_llm=None, **overrides) -> FaissKnowledgeBase:
         settings = load_settings(RAG_INDEX_DIR=index_dir or tmp_path / "index", **overrides)

@@ -115,7 +115,7 @@ def test_concurrent_lookups_from_threads(calibration_kb):
     for t in threads:
         t.join()
     for n, got in results.items():
-        for q, r in zip(questions[n::4], got):
+        for q, r in zip(questions[n::4], got, strict=True):
             assert (r.tier, r.answer, r.best.similarity) == (expected[q].tier, expected[q].answer, expected[q].best.similarity)
     assert sum(len(v) for v in results.values()) == len(questions)
 

@@ -15,17 +15,17 @@ from rag.store import Entry
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("sentence_transformers", "torch", "transformers", "faiss")
 
-PROBE = """
+PROBE = f"HEAVY = {HEAVY!r}\n" + """
 import json, sys
 import rag
 from config import load_settings
 kb = rag.open_knowledge_base(load_settings(RAG_INDEX_DIR=sys.argv[1]))
-report = {"after_open": [m for m in %r if m in sys.modules]}
+report = {"after_open": [m for m in HEAVY if m in sys.modules]}
 result = kb.lookup("What is the capital city of France?")
 report["tier"] = result.tier
-report["after_lookup"] = [m for m in %r if m in sys.modules]
+report["after_lookup"] = [m for m in HEAVY if m in sys.modules]
 print(json.dumps(report))
-""" % (HEAVY, HEAVY)
+"""
 
 
 def probe(index_dir: Path) -> dict:

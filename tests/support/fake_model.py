@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -61,7 +62,7 @@ class ScriptedChatModel(BaseChatModel):
         """The messages of every request, in order."""
         return self._calls
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "ScriptedChatModel":  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
         """Remember the tool names and return the model itself (it ignores the schemas)."""
         self.bound_tools = [getattr(t, "name", str(t)) for t in tools]
         return self

@@ -1,5 +1,7 @@
 """A real HTTP server on 127.0.0.1 for web-tool tests: fixed routes, scripted replies, recorded requests.
 
+Typical use:
+
     with LocalWebServer({"/page": Reply(200, "<html>…</html>", "text/html")}) as server:
         fetch(server.url("/page"))
         assert server.requests[0].path == "/page"
@@ -9,9 +11,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -25,7 +28,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def json(cls, value: Any, status: int = 200) -> "Reply":
+    def json(cls, value: Any, status: int = 200) -> Reply:
         return cls(status, json.dumps(value), "application/json")
 
 
@@ -98,7 +101,7 @@ class LocalWebServer:
         """How many requests reached `path`."""
         return sum(1 for r in self.requests if r.path == path)
 
-    def __enter__(self) -> "LocalWebServer":
+    def __enter__(self) -> LocalWebServer:
         self._thread.start()
         return self
 

@@ -8,11 +8,19 @@ import threading
 import pytest
 
 from config import load_settings
-from tests.support.media import (LECTURE_SENTENCES, SPEECH_TEXT, SPEECH_WORDS, make_corrupt, make_empty, make_silence, make_speech,
-                                 media_tools_available)
+from tests.support.media import (
+    LECTURE_SENTENCES,
+    SPEECH_TEXT,
+    SPEECH_WORDS,
+    make_corrupt,
+    make_empty,
+    make_silence,
+    make_speech,
+    media_tools_available,
+)
 from tools import audio
-from tools.executor import run_tool
 from tools.errors import MissingDependency
+from tools.executor import run_tool
 
 needs_media = pytest.mark.skipif(not media_tools_available(), reason="espeak-ng and ffmpeg are required")
 

@@ -7,9 +7,9 @@ import pytest
 from config import load_settings
 from rag.shortcut import FaissKnowledgeBase
 from rag.store import Entry
+from tools.errors import MissingDependency
 from tools.executor import run_tool
 from tools.rag_search import make_rag_tools
-from tools.errors import MissingDependency
 
 ENTRIES = [
     Entry("What is the capital city of France?", "Paris", task_id="task-fr", source="gaia:validation"),

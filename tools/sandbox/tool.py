@@ -73,7 +73,7 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
     output_cap = max(4 * settings.MAX_FILE_SIZE, 16_000)
 
     @tool
-    def run_python(code: str, config: RunnableConfig) -> str:
+    def run_python(code: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain, not in the model's schema
         """Run a Python 3 program in an isolated sandbox and return what it prints.
 
         Use it for arithmetic, counting, dates, string puzzles and data analysis. print() every value

@@ -1,7 +1,14 @@
 """Web search providers behind one interface, with failover in the order of SEARCH_PROVIDERS."""
 
-from tools.search.base import (ProviderError, ProviderUnavailable, SearchProvider, SearchResult, blocked_by,
-                               blocked_prefixes, normalise_url)
+from tools.search.base import (
+    ProviderError,
+    ProviderUnavailable,
+    SearchProvider,
+    SearchResult,
+    blocked_by,
+    blocked_prefixes,
+    normalise_url,
+)
 from tools.search.failover import Attempt, SearchOutcome, configured_providers, search_with_failover
 
 __all__ = [

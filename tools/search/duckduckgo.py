@@ -16,6 +16,7 @@ class DuckDuckGoProvider:
     name = "duckduckgo"
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
+        """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         from ddgs import DDGS
         from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from config import Settings
 from tools.search.base import ProviderError, ProviderUnavailable, SearchProvider, SearchResult, blocked_by

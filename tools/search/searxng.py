@@ -15,6 +15,7 @@ class SearxngProvider:
         self.base_url = base_url.rstrip("/")
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
+        """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         data = request_json("GET", f"{self.base_url}/search", timeout, params={"q": query, "format": "json"})
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise ProviderError("unexpected JSON shape (no 'results' list); is the json format enabled on the instance?")

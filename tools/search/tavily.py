@@ -18,6 +18,7 @@ class TavilyProvider:
         self.api_base = api_base.rstrip("/")
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
+        """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         body = {"query": query, "max_results": max_results, "search_depth": "basic"}
         data = request_json("POST", f"{self.api_base}/search", timeout, json=body,
                             headers={"Authorization": f"Bearer {self.api_key}"})

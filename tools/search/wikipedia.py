@@ -17,6 +17,7 @@ class WikipediaProvider:
         self.api_url = api_url
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
+        """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         params = {"action": "query", "list": "search", "srsearch": query, "srlimit": max_results,
                   "srprop": "snippet", "format": "json", "formatversion": 2}
         data = request_json("GET", self.api_url, timeout, params=params)
