@@ -66,7 +66,8 @@ def app_env(tmp: Path, model_url: str | None, preload: bool) -> dict[str, str]:
 def time_first_200(tmp: Path) -> float:
     """Seconds from spawning `python app.py` to its first HTTP 200."""
     with AppServer(app_env(tmp, None, preload=True)) as app:
-        return float(app.started_s)
+        assert app.started_s is not None  # set before __enter__ returns
+        return app.started_s
 
 
 def time_first_answer(tmp: Path, model_url: str, preload: bool, think: float = 0.0) -> tuple[float, float, float]:
@@ -74,7 +75,8 @@ def time_first_answer(tmp: Path, model_url: str, preload: bool, think: float = 0
     from gradio_client import Client
 
     with AppServer(app_env(tmp, model_url, preload)) as app:
-        up = float(app.started_s)
+        assert app.started_s is not None  # set before __enter__ returns
+        up = app.started_s
         spawned_at = time.monotonic() - up
         client = Client(app.url, verbose=False)
         time.sleep(max(0.0, think - (time.monotonic() - spawned_at - up)))

@@ -122,6 +122,7 @@ def compare_lookup(index_dir: Path, queries: int) -> dict:
     kb.store.ensure_loaded()
     load_s = time.perf_counter() - start
     model = kb.embedder._model  # the same model object: only the lookup's own overhead differs
+    assert model is not None  # ensure_loaded / the warm-up lookups loaded it
     index = kb.store._index
     stored = [e.question for e in kb.store.entries()[:3000] if e.source == "bench"]
     rng = random.Random(7)
@@ -129,7 +130,9 @@ def compare_lookup(index_dir: Path, queries: int) -> dict:
     rng.shuffle(asked)
     for q in asked[:5]:  # warm-up
         kb.lookup(q)
-    lookup_t, bare_t, tiers = [], [], {}
+    lookup_t: list[float] = []
+    bare_t: list[float] = []
+    tiers: dict[str, int] = {}
     for q in asked:
         t = time.perf_counter()
         vec = model.encode([q], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)

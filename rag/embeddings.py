@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # numpy only for annotations; it is imported lazily with the model
     import numpy as np
+    from sentence_transformers import SentenceTransformer
 
 MAX_QUESTION_CHARS = 2000
 """Characters kept before encoding. all-MiniLM-L6-v2 reads 256 word pieces (~1,000-1,500 chars);
@@ -62,7 +63,7 @@ class Embedder:
     def __init__(self, setting: str) -> None:
         self.setting = setting
         self.model_id = model_id(setting)
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._lock = threading.RLock()
 
     @property
@@ -83,9 +84,13 @@ class Embedder:
         """Vector size of the model (loads it)."""
         self.load()
         model = self._model
+        assert model is not None  # load() set it
         # sentence-transformers 6 renamed the method; keep older versions working.
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension  # type: ignore[union-attr]
-        return int(getter())
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        dim = getter()
+        if dim is None:
+            raise RuntimeError(f"embedding model {self.model_id} does not report its vector size")
+        return int(dim)
 
     def encode(self, questions: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """Unit-length float32 vectors (n, dim) of the normalised, truncated questions."""
@@ -96,8 +101,9 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Fast tokenizers are not safe to share between threads ("Already borrowed"): one encode at a time.
+        assert self._model is not None  # load() set it
         with self._lock:
-            vectors = self._model.encode(  # type: ignore[union-attr]
+            vectors = self._model.encode(
                 texts, batch_size=batch_size, normalize_embeddings=True,
                 convert_to_numpy=True, show_progress_bar=False,
             )

@@ -158,7 +158,9 @@ def _canon_number(whole: str, frac: str | None) -> str:
 
 def _number_words(words: list[str]) -> list[str]:
     """Values of runs of number words ('two hundred and five' -> '205'); 'one' alone is too often a pronoun."""
-    values, total, current, run = [], 0, 0, []
+    values: list[str] = []
+    run: list[str] = []
+    total, current = 0, 0
     for word in words + ["<end>"]:
         if word in _SMALL or word in _TENS or word in _SCALES or (word == "and" and run):
             run.append(word)

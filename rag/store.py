@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rag.embeddings import normalize_question
 
@@ -85,7 +85,7 @@ class VectorStore:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
         self._lock = threading.RLock()
-        self._index = None
+        self._index: Any = None  # a faiss Index / IndexIDMap (SWIG classes; their methods are untyped)
         self._entries: dict[int, Entry] = {}
         self._manifest: dict = {}
         self._stamp: tuple[int, int, int] | None = None  # manifest (inode, mtime_ns, size) of the loaded state

@@ -75,8 +75,8 @@ def read_zip(path: Path, reader: Reader, budget: int, depth: int = 0, workspace:
             extracted.append((info.filename, destination, ""))
     share = max(800, budget // max(1, len(extracted)))
     sections = ["\n".join(listing)]
-    for name, destination, problem in extracted:
-        sections.append(f"=== {name} ===\n" + (problem or _read_member(destination, reader, share, depth)))
+    for name, saved, problem in extracted:
+        sections.append(f"=== {name} ===\n" + (problem if saved is None else _read_member(saved, reader, share, depth)))
     return "\n\n".join(sections)
 
 

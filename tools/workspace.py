@@ -66,7 +66,7 @@ class Workspace:
         with self._lock:
             if key not in self._objects:
                 self._objects[key] = factory()
-            return self._objects[key]  # type: ignore[no-any-return]
+            return self._objects[key]
 
     def close(self) -> None:
         """Delete the directory and forget the run's objects."""

@@ -53,7 +53,7 @@ def test_check_reports_missing_duplicate_unknown_and_bad_answers(tmp_path):
     records.append(records[0])
     records.append(TaskRecord(task_id="not-a-task", question="q", predicted="1"))
     records[1].predicted = "   "
-    records[2].predicted = 7  # type: ignore[assignment] - a runner bug the check must catch
+    records[2].predicted = 7  # a runner bug the check must catch
     problems = check_submission(records, samples)
     text = "\n".join(problems)
     assert f"missing 1 of {len(FIXTURE_TASKS)} task(s): {samples[0].task_id}" in text

@@ -62,7 +62,7 @@ class ScriptedChatModel(BaseChatModel):
         """The messages of every request, in order."""
         return self._calls
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
         """Remember the tool names and return the model itself (it ignores the schemas)."""
         self.bound_tools = [getattr(t, "name", str(t)) for t in tools]
         return self

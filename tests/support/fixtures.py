@@ -140,7 +140,7 @@ def make_docx(directory: Path, name: str = "memo.docx") -> Path:
         table.cell(r, 0).text, table.cell(r, 1).text = k, v
     doc.add_paragraph("Closing remark after the table.")
     path = directory / name
-    doc.save(path)
+    doc.save(str(path))
     return path
 
 
@@ -163,7 +163,7 @@ def make_pptx(directory: Path, name: str = "deck.pptx") -> Path:
     for r, (k, v) in enumerate([("Boat", "5000"), ("Fuel", "800")]):
         shape.table.cell(r, 0).text, shape.table.cell(r, 1).text = k, v
     path = directory / name
-    prs.save(path)
+    prs.save(str(path))
     return path
 
 

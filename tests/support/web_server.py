@@ -86,12 +86,14 @@ class LocalWebServer:
     @property
     def base(self) -> str:
         host, port = self._httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's host is text
         return f"http://{host}:{port}"
 
     @property
     def host_port(self) -> str:
         """`127.0.0.1:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
         host, port = self._httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's host is text
         return f"{host}:{port}"
 
     def url(self, path: str) -> str:

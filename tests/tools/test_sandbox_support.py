@@ -12,7 +12,10 @@ import contextlib
 import ctypes
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+from langchain_core.runnables import RunnableConfig
 
 from config import load_settings
 from tools.executor import ToolOutcome, run_tool
@@ -27,12 +30,12 @@ _PR_SET_CHILD_SUBREAPER = 36
 ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def run(code: str, attachments: list[str | Path] = (), timeout: float = 10, backend: str = "bwrap",
+def run(code: str, attachments: Sequence[str | Path] = (), timeout: float = 10, backend: str = "bwrap",
         **overrides: object) -> ToolOutcome:
     """Run `code` with `run_python` exactly as the agent does (executor, run config with attachments)."""
     settings = load_settings(TOOL_TIMEOUT=timeout, SANDBOX_MODE=backend, **overrides)
     tool = make_sandbox_tools(settings)[0]
-    config = {"configurable": {"attachments": [str(p) for p in attachments]}}
+    config: RunnableConfig = {"configurable": {"attachments": [str(p) for p in attachments]}}
     return run_tool(tool, {"code": code}, settings, config=config)
 
 

@@ -99,7 +99,9 @@ def test_two_concurrent_runs_cannot_open_each_others_files(tmp_path):
 
     def a_waits_for_b(messages) -> AIMessage:
         text = next(m for m in messages if isinstance(m, ToolMessage)).content
-        extracted["dir"] = re.search(r"extracted to (\S+)", str(text)).group(1)
+        match = re.search(r"extracted to (\S+)", str(text))
+        assert match, text
+        extracted["dir"] = match.group(1)
         a_found.set()
         b_done.wait(30)  # run A (and its workspace) stays alive while B tries
         return ai("FINAL ANSWER: a")

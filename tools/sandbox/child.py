@@ -16,9 +16,12 @@ try:
     import _ast
 
     _tree = compile(_src, "<code>", "exec", _ast.PyCF_ONLY_AST)
+    assert isinstance(_tree, _ast.Module)  # PyCF_ONLY_AST in "exec" mode always yields a Module
     _last = None
-    if _tree.body and isinstance(_tree.body[-1], _ast.Expr):
-        _last = _ast.Expression(_tree.body.pop().value)
+    _final = _tree.body[-1] if _tree.body else None
+    if isinstance(_final, _ast.Expr):
+        _tree.body.pop()
+        _last = _ast.Expression(_final.value)
     exec(compile(_tree, "<code>", "exec"), _ns)
     if _last is not None:
         _value = eval(compile(_last, "<code>", "eval"), _ns)

@@ -11,6 +11,7 @@ stdin writer are extra threads. Nothing the child prints is ever evaluated or un
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import select
@@ -18,7 +19,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Literal
+from typing import IO, Literal, cast
 
 from tools.sandbox.attachments import select as select_attachments
 from tools.sandbox.landlock_backend import CONFINE_EXIT
@@ -61,7 +62,9 @@ class _CappedReader(threading.Thread):
 
     def __init__(self, pipe: IO[bytes], cap: int, overflow: threading.Event, wakeup: int) -> None:
         super().__init__(daemon=True)
-        self.pipe, self.cap, self.overflow, self.wakeup = pipe, cap, overflow, wakeup
+        # Popen pipes (bufsize=-1) are BufferedReaders; read1 returns what is there without waiting for 64 KiB.
+        self.pipe = cast(io.BufferedReader, pipe)
+        self.cap, self.overflow, self.wakeup = cap, overflow, wakeup
         self.kept = bytearray()
         self.total = 0
 
