@@ -16,8 +16,19 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent.events import (AnswerExtracted, ErrorEvent, Event, IterationCap, ModelCall, RagLookup, Retry,
-                          RouteDecided, Solution, ToolCall, ToolResult)
+from agent.events import (
+    AnswerExtracted,
+    ErrorEvent,
+    Event,
+    IterationCap,
+    ModelCall,
+    RagLookup,
+    Retry,
+    RouteDecided,
+    Solution,
+    ToolCall,
+    ToolResult,
+)
 from config import ConfigError, Settings, get_settings, redact
 from tools.hardening import make_non_dumpable
 

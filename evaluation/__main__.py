@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tqdm import tqdm
 
@@ -76,6 +77,7 @@ class ProgressBar:
         self.unit = unit
 
     def __call__(self, progress: Any) -> None:
+        """Move the bar to `progress` (created on the first call, when the total is known)."""
         if self.bar is None:
             self.bar = tqdm(total=progress.total, initial=progress.done, unit=self.unit, dynamic_ncols=True,
                             file=sys.stderr)
@@ -84,6 +86,7 @@ class ProgressBar:
         self.bar.refresh()
 
     def close(self) -> None:
+        """Close the bar, if one was started."""
         if self.bar is not None:
             self.bar.close()
 
@@ -119,6 +122,7 @@ def _in_background(job: Callable[[threading.Event], Any]) -> Any:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    """`run`: evaluate the agent on a local GAIA split and print the summary; 130 if stopped early."""
     from evaluation.runner import RunConfig, run_evaluation
 
     config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
@@ -148,6 +152,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """`compare`: print the markdown comparison of two run folders."""
     from evaluation.compare import compare_runs
 
     print(compare_runs(args.run_a, args.run_b).to_markdown())
@@ -155,6 +160,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_api(args: argparse.Namespace, settings: Settings) -> int:
+    """`api`: answer the scoring API's questions and (optionally) submit them."""
     if not settings.llm_configured:
         raise ConfigError(settings.llm_missing_message())
     from agent.pipeline import Pipeline

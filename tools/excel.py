@@ -7,6 +7,7 @@ file written by a library has no cached value), so no cell silently reads as emp
 from __future__ import annotations
 
 import colorsys
+import contextlib
 import csv
 import io
 import zipfile
@@ -17,12 +18,11 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import ToolFailure
-from tools.filetypes import looks_binary
 from tools.context import ToolContext
+from tools.errors import MissingDependency, ToolFailure
+from tools.filetypes import looks_binary
 from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
-from tools.errors import MissingDependency
 from tools.spreadsheet import Sheet, column_letter, render_sheet
 from tools.textio import decode_text
 
@@ -177,9 +177,9 @@ def _tint(rgb: str, tint: float) -> str:
     if not tint:
         return rgb
     r, g, b = (int(rgb[i:i + 2], 16) / 255 for i in (0, 2, 4))
-    h, l, s = colorsys.rgb_to_hls(r, g, b)
-    l = l * (1 + tint) if tint < 0 else l * (1 - tint) + tint
-    r, g, b = colorsys.hls_to_rgb(h, min(max(l, 0), 1), s)
+    hue, light, sat = colorsys.rgb_to_hls(r, g, b)
+    light = light * (1 + tint) if tint < 0 else light * (1 - tint) + tint
+    r, g, b = colorsys.hls_to_rgb(hue, min(max(light, 0), 1), sat)
     return "".join(f"{round(v * 255):02X}" for v in (r, g, b))
 
 
@@ -202,10 +202,8 @@ def _load_xls(path: Path) -> list[Sheet]:
                 if cell.ctype == xlrd.XL_CELL_EMPTY or cell.ctype == xlrd.XL_CELL_BLANK:
                     value = None
                 elif cell.ctype == xlrd.XL_CELL_DATE:
-                    try:
+                    with contextlib.suppress(Exception):  # out-of-range date: keep the serial number
                         value = xlrd.xldate_as_datetime(cell.value, book.datemode)
-                    except Exception:  # noqa: BLE001 - out-of-range date: keep the serial number
-                        pass
                 elif cell.ctype == xlrd.XL_CELL_BOOLEAN:
                     value = bool(value)
                 elif cell.ctype == xlrd.XL_CELL_ERROR:
@@ -255,7 +253,7 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def parse_excel(path: str, config: RunnableConfig, page: int = 1) -> str:
+    def parse_excel(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Read every sheet of a spreadsheet (.xlsx, .xlsm, .xls or .csv) as tables, with cell fill colours.
 
         Rows keep their spreadsheet row numbers and columns their letters (A, B, ...). Cells with a

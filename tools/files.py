@@ -15,13 +15,13 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.archive import read_zip
+from tools.context import ToolContext
 from tools.errors import ToolFailure
 from tools.filetypes import EXTENSIONS, TOOL_ADVICE, Kind, classify
-from tools.context import ToolContext
 from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
-from tools.workspace import Workspace
 from tools.textio import clean_text, decode_text, html_to_markdown
+from tools.workspace import Workspace
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # more text than this cannot reach the model anyway
 MEMBERS_BUDGET = 10_000
@@ -67,9 +67,7 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int | Non
 
         return pdf_to_text(path, label=path.name, char_budget=budget)
     if kind == "excel":
-        from tools.excel import read_spreadsheet
-
-        from tools.excel import SCAN_ROWS
+        from tools.excel import SCAN_ROWS, read_spreadsheet
 
         return read_spreadsheet(path, max_rows=SCAN_ROWS if budget is None else 200)
     if kind == "zip":
@@ -122,7 +120,7 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def read_file(path: str, config: RunnableConfig, page: int = 1) -> str:
+    def read_file(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Read a file and return its content as text, with a header giving its type and size.
 
         Handles text files (.txt .md .json .jsonld .xml .html .py .pdb .csv and other text), Word

@@ -13,13 +13,12 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import ToolFailure
 from tools.context import ToolContext
+from tools.errors import MissingDependency, ToolFailure
 from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
-from tools.workspace import process_workspace
-from tools.errors import MissingDependency
 from tools.tables import markdown_table
+from tools.workspace import process_workspace
 
 MAX_PAGES = 200  # beyond this the output is cut anyway; parsing more only burns the time budget
 
@@ -120,7 +119,7 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def parse_pdf(path: str, config: RunnableConfig, page: int = 1) -> str:
+    def parse_pdf(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Extract the text of a PDF file page by page, with its tables as markdown tables.
 
         Use this for .pdf attachments or downloaded PDFs. PDF pages are headed '--- Page N ---'. A long

@@ -6,15 +6,14 @@ import threading
 import time
 from pathlib import Path
 
-import openai
 import httpx2
+import openai
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 
-from agent.events import (AnswerExtracted, ErrorEvent, IterationCap, ModelCall, Retry, RouteDecided, ToolCall,
-                          ToolResult)
+from agent.events import AnswerExtracted, ErrorEvent, IterationCap, ModelCall, Retry, RouteDecided, ToolCall, ToolResult
 from agent.pipeline import Pipeline
 from agent.prompts import GAIA_SYSTEM_PROMPT
 from config import load_settings
@@ -27,7 +26,7 @@ seen_configs: list[list[str]] = []
 
 
 @tool
-def peek_attachments(note: str, config: RunnableConfig) -> str:
+def peek_attachments(note: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
     """Report the attachments this run was given.
 
     Args:

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from agent.events import (AnswerExtracted, ErrorEvent, IterationCap, ModelCall, RagLookup, Retry, RouteDecided,
-                          ToolCall, ToolResult)
+from pathlib import Path
+
+from agent.events import (
+    AnswerExtracted,
+    ErrorEvent,
+    IterationCap,
+    ModelCall,
+    RagLookup,
+    Retry,
+    RouteDecided,
+    ToolCall,
+    ToolResult,
+)
 from ui.trace_view import clip, render_trace, verdict_message
 
 
@@ -111,4 +122,4 @@ def test_write_trace_prunes_old_files(tmp_path):
     os.utime(stale, (time.time() - TRACE_TTL_S - 10,) * 2)
     sol = Solution.from_events("q", [AnswerExtracted(answer="4", raw="4", method="last_line")], task_id="t1")
     path = write_trace(sol, tmp_path)
-    assert not stale.exists() and '"answer": "4"' in open(path).read() and "trace-t1-" in path
+    assert not stale.exists() and '"answer": "4"' in Path(path).read_text() and "trace-t1-" in path

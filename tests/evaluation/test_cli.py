@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from evaluation.__main__ import main
-from tests.support.gaia_fixture import FIXTURE_TASKS, make_gaia_folder
-from tests.support.openai_server import ScriptedOpenAI, first_user_text
 from tests.evaluation.test_runner import solve_with_tool
 from tests.evaluation.test_scoring_api import agent_script, api_tasks
+from tests.support.gaia_fixture import FIXTURE_TASKS, make_gaia_folder
+from tests.support.openai_server import ScriptedOpenAI, first_user_text
 from tests.support.scoring_server import ScoringServer
 
 ROOT = Path(__file__).resolve().parents[2]

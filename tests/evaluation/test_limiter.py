@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import pairwise
 
 import pytest
 
@@ -37,7 +38,7 @@ def test_known_rpm_spaces_requests_evenly_not_in_bursts():
     clock = FakeClock()
     lim = RateLimiter(60, safety=0.0, clock=clock, sleep=clock.sleep)
     times = starts(lim, clock, 5)
-    assert [round(b - a, 6) for a, b in zip(times, times[1:])] == [1.0] * 4
+    assert [round(b - a, 6) for a, b in pairwise(times)] == [1.0] * 4
     assert times[0] == 100.0  # the first request is not delayed
 
 
@@ -181,7 +182,7 @@ def test_threads_share_one_pace():
     for t in threads:
         t.join()
     stamps.sort()
-    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    gaps = [b - a for a, b in pairwise(stamps)]
     assert len(stamps) == 20
     assert stamps[-1] - stamps[0] >= 19 * 0.05 - 0.02  # one pace for all four threads
     assert stamps[-1] - stamps[0] <= 19 * 0.05 + 0.3

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from config import load_settings
 from evaluation.dataset import load_split
 from evaluation.records import TaskRecord
 from evaluation.runner import Progress, RunConfig, RunError, run_batch, run_evaluation, select_samples
-from tests.support.gaia_fixture import FIXTURE_TASKS, answer_for, make_gaia_folder
+from tests.support.gaia_fixture import answer_for, make_gaia_folder
 from tests.support.openai_server import ScriptedOpenAI, call, fail, first_user_text, say, tool_results
 
 OUTPUT_FILES = ("checkpoint.jsonl", "details.jsonl", "results.jsonl", "summary.json", "report.md", "accuracy.png",
@@ -259,7 +260,7 @@ def test_sequential_mode_keeps_the_question_delay_between_task_starts(server, pi
     result = run_batch(samples[:3], pipeline, RunConfig(concurrency=1, question_delay=0.4, output_dir=tmp_path / "r"),
                        run_settings())
     starts = sorted(r.started_at for r in result.records)
-    assert all(b - a >= 0.39 for a, b in zip(starts, starts[1:]))
+    assert all(b - a >= 0.39 for a, b in pairwise(starts))
 
 
 def test_known_rpm_spaces_model_requests_across_tasks(server, pipeline, samples, tmp_path):
@@ -267,7 +268,7 @@ def test_known_rpm_spaces_model_requests_across_tasks(server, pipeline, samples,
     run_batch(samples[:4], pipeline, RunConfig(concurrency=4, output_dir=tmp_path / "r"),
               run_settings(LLM_REQUESTS_PER_MINUTE=300))  # one request per 0.2 s
     times = sorted(r.at for r in server.requests[since:])
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in pairwise(times)]
     assert len(times) == 8
     assert times[-1] - times[0] >= 7 * 0.2 - 0.03  # spaced at the limit overall...
     assert min(gaps) >= 0.12  # ...and never a burst (the margin is HTTP jitter on a busy machine)
@@ -314,9 +315,9 @@ def test_a_folder_in_use_by_another_run_is_refused(server, pipeline, samples, tm
     from evaluation.checkpoint import Checkpoint
 
     out = tmp_path / "run"
-    with Checkpoint(out / "checkpoint.jsonl", session="other").exclusive():
-        with pytest.raises(RunError, match="Another run is still writing"):
-            run_batch(samples[:1], pipeline, RunConfig(output_dir=out, resume=True), run_settings())
+    with Checkpoint(out / "checkpoint.jsonl", session="other").exclusive(), \
+            pytest.raises(RunError, match="Another run is still writing"):
+        run_batch(samples[:1], pipeline, RunConfig(output_dir=out, resume=True), run_settings())
     assert run_batch(samples[:1], pipeline, RunConfig(output_dir=out, resume=True), run_settings()).records
 
 

@@ -9,9 +9,9 @@ import httpx2
 import openai
 import pytest
 
+from config import load_settings
 from models.client import LLMCallError, build_chat_model, call_model
 from models.failures import classify_failure, parse_retry_after
-from config import load_settings
 from tests.support.fake_model import ScriptedChatModel, ai
 
 URL = "http://127.0.0.1:9/v1/chat/completions"

@@ -10,6 +10,7 @@ failures quote.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -19,8 +20,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from config import Settings
 from tests.support.settings import ENDPOINT_SETTINGS
@@ -77,10 +78,10 @@ class AppServer:
         self.proc: subprocess.Popen | None = None
         self.started_s: float | None = None
         """Seconds from spawning the process to the first HTTP 200."""
-        self._log = tempfile.NamedTemporaryFile(prefix="app-server-", suffix=".log", delete=False)
+        self._log = tempfile.NamedTemporaryFile(prefix="app-server-", suffix=".log", delete=False)  # noqa: SIM115 - the app writes to it until stop() closes it
         self.log_path = Path(self._log.name)
 
-    def start(self) -> "AppServer":
+    def start(self) -> AppServer:
         """Spawn the app and wait for HTTP 200 (raising with the app's log if it never comes)."""
         t0 = time.monotonic()
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *self.args], cwd=ROOT, env=self.env,
@@ -109,15 +110,13 @@ class AppServer:
                 os.killpg(self.proc.pid, signal.SIGTERM)
                 self.proc.wait(timeout=10)
             except (ProcessLookupError, subprocess.TimeoutExpired):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 self.proc.wait(timeout=5)
         self.proc = None
         self._log.close()
 
-    def __enter__(self) -> "AppServer":
+    def __enter__(self) -> AppServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -27,14 +27,15 @@ A 429 then carries `Retry-After`, `retry-after-ms` and an OpenAI-style message n
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 import uuid
-import math
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 Personality = Literal["tools_need_choice", "null_content_500", "length", "no_usage", "usage_in_stream_only",
                       "text_tool_calls"]
@@ -174,7 +175,7 @@ class ScriptedOpenAI:
         assert self._server is not None, "server not started"
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def start(self, port: int = 0) -> "ScriptedOpenAI":
+    def start(self, port: int = 0) -> ScriptedOpenAI:
         """Bind a loopback port (default: an ephemeral one) and serve in a daemon thread."""
         owner = self
 
@@ -239,7 +240,7 @@ class ScriptedOpenAI:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "ScriptedOpenAI":
+    def __enter__(self) -> ScriptedOpenAI:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -12,13 +12,11 @@ from config import load_settings
 from tests.support import fixtures as fx
 from tools.excel import make_excel_tools, read_spreadsheet
 from tools.executor import run_tool
-from tools.pdf import make_pdf_tools
-from tools.registry import build_registry
-from tools.excel import make_excel_tools
 from tools.files import make_file_tools
 from tools.pdf import make_pdf_tools
-from tools.web import make_web_tools
+from tools.registry import build_registry
 from tools.spreadsheet import colour_name, column_letter
+from tools.web import make_web_tools
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pytest
 from config import load_settings
 from tests.support import fixtures as fx
 from tools import archive
-from tools.executor import run_tool
 from tools.errors import ToolFailure
+from tools.executor import run_tool
 from tools.files import make_file_tools, read_path
 
 

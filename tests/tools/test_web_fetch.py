@@ -11,8 +11,8 @@ import pytest
 from config import load_settings
 from tests.support.fixtures import make_png, pdf_bytes
 from tests.support.web_server import LocalWebServer, Reply, Request
-from tools.executor import run_tool
 from tools.errors import ToolFailure
+from tools.executor import run_tool
 from tools.fetch import MAX_DOWNLOAD_BYTES
 from tools.web import make_web_tools
 

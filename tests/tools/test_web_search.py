@@ -9,8 +9,8 @@ import pytest
 
 from config import load_settings
 from tests.support.web_server import LocalWebServer, Reply, Request
-from tools.executor import run_tool
 from tools.errors import ToolFailure
+from tools.executor import run_tool
 from tools.search import blocked_by, blocked_prefixes, configured_providers, normalise_url
 from tools.search.tavily import TavilyProvider
 from tools.search.wikipedia import WikipediaProvider

@@ -81,7 +81,7 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
     reader = WebReader.from_settings(settings)
 
     @tool
-    def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:
+    def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Fetch a web page (http or https) and return its text as markdown, one page of it at a time.
 
         Links are kept as [text](URL) so you can follow them, images as ![alt](URL) so you can look at
@@ -97,7 +97,7 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         return reader.document(url, ToolContext.of(config).work).page(page)
 
     @tool
-    def find_in_page(source: str, query: str, config: RunnableConfig) -> str:
+    def find_in_page(source: str, query: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Find every place a word or phrase occurs in a web page or a file, with the text around it and its page number.
 
         Use it on a long page instead of reading every page: then read the page it names with
@@ -111,10 +111,7 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         """
         ctx = ToolContext.of(config)
         raw = (source or "").strip()
-        if looks_like_url(raw):
-            doc = reader.document(raw, ctx.work)
-        else:
-            doc = reader.file(resolve_path(raw, config), ctx.work)
+        doc = reader.document(raw, ctx.work) if looks_like_url(raw) else reader.file(resolve_path(raw, config), ctx.work)
         return find(doc, query)
 
     return [fetch_webpage, find_in_page]

@@ -62,7 +62,7 @@ def make_wayback_tools(settings: Settings) -> list[BaseTool]:
     api_url = settings.WAYBACK_API_URL
 
     @tool
-    def wayback(url: str, date: str, config: RunnableConfig, page: int = 1) -> str:
+    def wayback(url: str, date: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Read a web page as the Wayback Machine archived it, in the snapshot closest to a date.
 
         The reply states the snapshot's timestamp and URL, then the page's text with links, in pages

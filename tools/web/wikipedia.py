@@ -164,7 +164,7 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
     max_chars = settings.MAX_FILE_SIZE
 
     @tool
-    def wikipedia_page(title: str, config: RunnableConfig, as_of: str = "", page: int = 1) -> str:
+    def wikipedia_page(title: str, config: RunnableConfig, as_of: str = "", page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Read a Wikipedia article as it was on a date (its latest revision at or before the end of that UTC day).
 
         The reply names the revision id and its timestamp, then the article's text with links, in
