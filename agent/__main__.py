@@ -128,7 +128,7 @@ def format_event(event: Event) -> str:
         return f"{t} answer   {event.answer!r} (by {event.method})"
     if isinstance(event, ErrorEvent):
         return f"{t} error    [{event.stage}] {event.message}"
-    return f"{t} {event.kind}"
+    return f"{t} {event.to_dict()['kind']}"
 
 
 def _brief(value: Any, limit: int = 120) -> str:

@@ -36,7 +36,7 @@ CUT_REPLY_KEEP = 2000
 """Characters of a reply cut at the length limit that stay in the conversation."""
 
 
-def build_graph(registry: ToolRegistry) -> CompiledStateGraph:
+def build_graph(registry: ToolRegistry) -> CompiledStateGraph[AgentState, RunContext, AgentState, AgentState]:
     """Compile the loop over the registry's tools; the model client, gate and limits come per run (RunContext)."""
     arg_names = tool_argument_names(registry.tools)
 

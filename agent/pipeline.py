@@ -16,10 +16,11 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
 import rag
@@ -30,7 +31,7 @@ from agent.limits import question_too_long, trim_history
 from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.router import decide
 from agent.run_client import RunEvents, run_client
-from agent.state import RunContext
+from agent.state import AgentState, RunContext
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from config import Settings, get_settings, redact
 from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate
@@ -39,6 +40,8 @@ from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
 from tools.registry import ToolRegistry, build_registry
 from tools.workspace import open_workspace
+
+_E = TypeVar("_E", bound=Event)
 
 # The model client of the run currently inside the router, for the knowledge base's hint_llm
 # (the knowledge base is shared by pipeline copies with different gates).
@@ -77,7 +80,7 @@ class _Parts:
     llm: BaseChatModel | None
     registry: ToolRegistry | None
     knowledge_base: KnowledgeBase | None
-    graph: CompiledStateGraph | None = None
+    graph: CompiledStateGraph[AgentState, RunContext, AgentState, AgentState] | None = None
     models: ChatModels | None = None
     """One chat model per model name (None when no endpoint is configured)."""
     endpoint: EndpointMonitor | None = None
@@ -255,7 +258,7 @@ class Pipeline:
         trace.sink = inbox.put
         ctx = RunContext(settings=s, client=client, tools=tool_context, started=started, emit=inbox.put)
         graph = parts.graph
-        config = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
+        config: RunnableConfig = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
 
         def drive() -> None:
             try:
@@ -283,14 +286,15 @@ class Pipeline:
             return  # the node already emitted the ErrorEvent; the answer stays empty
         final_messages = final_state.get("messages", [])
         answer, method, raw = answer_from_messages(final_messages)
+        how: str = method  # AnswerExtracted.method also names outcomes that are no extraction rule
         if raw and find_text_tool_calls(raw, tool_argument_names(parts.registry.tools)) is not None:
-            answer, method = "", "unrun_tool_call"  # a call written as text is never the answer
-        yield AnswerExtracted(elapsed_s=elapsed(), answer=answer, raw=raw, method=method,
+            answer, how = "", "unrun_tool_call"  # a call written as text is never the answer
+        yield AnswerExtracted(elapsed_s=elapsed(), answer=answer, raw=raw, method=how,
                               truncated=_answer_was_cut(final_messages, raw))
 
-    def _redacted(self, event: Event) -> Event:
+    def _redacted(self, event: _E) -> _E:
         """The event with every secret value masked in its text fields."""
-        changes = {}
+        changes: dict[str, Any] = {}
         for f in dataclasses.fields(event):
             value = getattr(event, f.name)
             if isinstance(value, str):

@@ -81,7 +81,7 @@ def _call_from(data: Any, tools: Mapping[str, frozenset[str]]) -> dict[str, Any]
     if name is not None:
         if name not in tools:
             return None
-        args = next((data[k] for k in _ARG_KEYS if k in data), {})
+        args: object = next((data[k] for k in _ARG_KEYS if k in data), {})
         if isinstance(args, str):
             args = _load(args)
         return _make(name, args) if isinstance(args, dict) else None

@@ -62,6 +62,7 @@ def test_500_then_success() -> None:
 def test_400_is_not_retried() -> None:
     with ScriptedOpenAI([fail(400), say("FINAL ANSWER: never")]) as srv:
         sol = make_pipeline(srv, RATE_LIMIT_RETRY_BASE_DELAY=0.01).solve("q")
+    assert sol.error is not None
     assert sol.answer == "" and sol.retries == 0 and len(srv.requests) == 1 and "HTTP 400" in sol.error
 
 
@@ -117,8 +118,8 @@ def test_tool_observation_is_in_the_trace_and_the_request() -> None:
 
 def test_retry_is_visible_while_waiting() -> None:
     with ScriptedOpenAI([fail(429, retry_after=1), say("FINAL ANSWER: ok")]) as srv:
-        arrivals = {}
+        arrivals: dict[str, float] = {}
         start = time.monotonic()
         for event in make_pipeline(srv).stream("q"):
-            arrivals.setdefault(event.kind, time.monotonic() - start)
+            arrivals.setdefault(event.to_dict()["kind"], time.monotonic() - start)
     assert arrivals["answer"] - arrivals["retry"] >= 0.9  # the UI hears of the wait when it starts

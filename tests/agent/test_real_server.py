@@ -73,6 +73,7 @@ def test_a_context_overflow_is_explained_and_not_retried(proxy) -> None:
     sol = pipeline(settings_for(proxy, MAX_QUESTION_CHARS=100_000)).solve("Summarise this: " + "lorem ipsum dolor " * 1500)
     assert len(proxy.chat()) == 1 and proxy.chat()[0].status == 400
     assert not any(isinstance(e, Retry) for e in sol.events)
+    assert sol.error is not None
     assert sol.answer == "" and "context length exceeded" in sol.error
     assert "context holds 4,096" in sol.error and "about " in sol.error
 

@@ -144,7 +144,7 @@ def test_default_knowledge_base_gets_a_gated_hint_llm(monkeypatch) -> None:
 def test_with_gate_shares_the_heavy_parts() -> None:
     pipe, _ = pipeline(FakeKB(LookupResult(tier="miss")))
     status = pipe.preload()
-    twin = pipe.with_gate(object())  # type: ignore[arg-type]
+    twin = pipe.with_gate(object())
     assert twin.preload() == status and twin.registry is pipe.registry
     assert twin.knowledge_base is pipe.knowledge_base and twin.llm is pipe.llm is not None
     assert twin._parts is pipe._parts and twin.gate is not pipe.gate

@@ -79,7 +79,7 @@ class _CountingPipeline:
 def test_runner_records_the_refused_task_without_solving_it(tmp_path):
     (sample,) = load_split("validation", data_dir=_split(tmp_path, [{"file_name": "/etc/passwd"}]))
     pipeline = _CountingPipeline()
-    loop = TaskLoop(pipeline, load_settings(TASK_RETRY_MAX=0), Checkpoint(tmp_path / "results.jsonl", "s"),  # type: ignore[arg-type]
+    loop = TaskLoop(pipeline, load_settings(TASK_RETRY_MAX=0), Checkpoint(tmp_path / "results.jsonl", "s"),
                     threading.Event())
     (record,) = loop.run([sample], concurrency=1, tracker=ProgressTracker(1))
     assert pipeline.calls == 0

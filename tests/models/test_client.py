@@ -8,6 +8,7 @@ import time
 import httpx2
 import openai
 import pytest
+from pydantic import SecretStr
 
 from config import load_settings
 from models.client import LLMCallError, build_chat_model, call_model
@@ -45,7 +46,8 @@ def test_parse_retry_after_seconds_and_dates() -> None:
     assert parse_retry_after("-3") == 0.0
     now = time.time()
     date = email.utils.formatdate(now + 30, usegmt=True)
-    assert 28 <= parse_retry_after(date, now=now) <= 31
+    wait = parse_retry_after(date, now=now)
+    assert wait is not None and 28 <= wait <= 31
     assert parse_retry_after(email.utils.formatdate(now - 100, usegmt=True), now=now) == 0.0
 
 
@@ -118,8 +120,10 @@ def test_build_chat_model_from_settings() -> None:
                       LLM_TEMPERATURE=0.2)
     model = build_chat_model(s)
     assert model.model_name == "qwen3:8b" and model.max_retries == 0 and model.request_timeout == 33
+    assert isinstance(model.openai_api_key, SecretStr)
     assert model.openai_api_key.get_secret_value() == "not-needed"  # Ollama needs no key
     assert str(model.root_client.base_url).startswith("http://localhost:11434/v1")
     assert model.temperature == 0.2
     keyed = build_chat_model(load_settings(OPENAI_API_KEY="sk-abc123"), model_name="gpt-4o")
+    assert isinstance(keyed.openai_api_key, SecretStr)
     assert keyed.model_name == "gpt-4o" and keyed.openai_api_key.get_secret_value() == "sk-abc123"

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from config import load_settings
 from models import ChatModels, EndpointMonitor, LLMCallError, ModelClient
+from models.compat import CompatibleChatOpenAI
 from tests.support.openai_server import ScriptedOpenAI, say
 from tools.calculator import make_calculator_tools
 
@@ -49,6 +50,7 @@ def test_tool_choice_and_max_tokens_are_sent_and_null_content_is_not() -> None:
 
 def test_openai_itself_gets_max_completion_tokens() -> None:
     model = ChatModels(load_settings(OPENAI_API_KEY="sk-test", LLM_MAX_TOKENS=99)).get()
+    assert isinstance(model, CompatibleChatOpenAI)
     payload = model._get_request_payload([HumanMessage(content="hi")])
     assert payload["max_completion_tokens"] == 99 and "max_tokens" not in payload
 
