@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from config import Settings, redact
 from tools.context import ToolContext
-from tools.errors import MissingDependency, ToolFailure
+from tools.errors import ErrorKind, MissingDependency, ToolFailure
 from tools.paging import page_long_output
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class ToolOutcome:
     ok: bool
     duration_s: float
     truncated_chars: int = 0
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
 
 
 def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableConfig | None = None) -> tuple[str, int]:
@@ -69,7 +69,7 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
     # Tools marked metadata={"inline": True} are pure and bounded (calculator): no thread hand-off.
     inline = bool((tool.metadata or {}).get("inline"))
     future = None if inline else _POOL.submit(contextvars.copy_context().run, _invoke, tool, args, config)
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     try:
         # A little grace so a tool that enforces TOOL_TIMEOUT itself can report its own, more precise message.
         raw = _invoke(tool, args, config) if future is None else future.result(timeout=limit + 2.0)
