@@ -78,3 +78,16 @@ def test_only_config_reads_the_environment():
         if "os.environ" in text or "os.getenv" in text:
             offenders.append(str(rel))
     assert not offenders, f"environment read outside config.py: {offenders}"
+
+
+def test_a_new_secret_setting_is_redacted_with_no_further_edit():
+    from pydantic import SecretStr
+
+    from config import Settings, redact
+
+    class WithProvider(Settings):
+        NEWSEARCH_API_KEY: SecretStr | None = None
+
+    settings = WithProvider(NEWSEARCH_API_KEY="ns-secret-value", OPENAI_API_KEY="sk-other-secret")
+    assert {"NEWSEARCH_API_KEY", "OPENAI_API_KEY", "HF_TOKEN", "TAVILY_API_KEY"} <= set(WithProvider.secret_fields())
+    assert redact("key ns-secret-value and sk-other-secret", settings) == "key *** and ***"

@@ -1,0 +1,53 @@
+"""What every registered tool must have: a tier, an `Args:` line per argument, and (if it opens files) a route.
+
+A new tool is one module plus one line in `tools.registry.FACTORIES`; this test is what catches a tool
+whose docstring (its schema for the model) forgot an argument, or a file reader the router never names.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from config import load_settings
+from tools.registry import FACTORIES, build_registry
+from tools.routes import ROUTES
+
+
+@pytest.fixture(scope="module")
+def registry():
+    # An endpoint makes the model-backed tools available; nothing is called.
+    return build_registry(load_settings(OPENAI_API_KEY="sk-contract", OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
+
+
+def _documented_args(description: str) -> set[str]:
+    _, _, section = description.partition("Args:")
+    return set(re.findall(r"^\s+(\w+):", section, flags=re.M))
+
+
+def test_every_factory_is_imported_not_named_by_a_string():
+    assert FACTORIES and all(callable(factory) for _, factory in FACTORIES)
+
+
+def test_every_active_tool_has_a_tier(registry):
+    assert len(registry.tools) >= 15, registry.missing
+    for made in registry.tools:
+        assert registry.tier_of(made.name) in ("base", "extension", "rag"), made.name
+
+
+def test_every_argument_is_explained_in_the_docstring(registry):
+    for made in registry.tools:
+        missing = set(made.args) - _documented_args(made.description or "")
+        assert not missing, f"{made.name}: no `Args:` line for {sorted(missing)}"
+
+
+def test_every_file_reader_is_named_by_a_route_and_every_route_names_a_real_tool(registry):
+    routed = {name for route in ROUTES.values() for name in route.tools}
+    readers = {made.name for made in registry.tools if "path" in made.args}
+    assert readers - routed == set(), "file tools the router never points at"
+    assert routed - set(registry.names) == set(), "routes naming tools that do not exist"
+
+
+def test_a_documented_argument_the_tool_lacks_is_caught():
+    assert _documented_args("Do it.\n\n        Args:\n            path: a file.\n") == {"path"}
