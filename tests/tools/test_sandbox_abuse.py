@@ -248,7 +248,7 @@ def test_spawned_processes_are_confined_too(backend):
 
 SANDBOX_OBJECT_WALKS = {
     "subclasses_to_os": ("[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'catch_warnings'][0]()"
-                         "._module.__builtins__['__import__']('os').popen('cat /etc/shadow; id -u').read()"),
+                         "._module.__builtins__['__import__']('os').popen('cat /etc/shadow').read() or 1 / 0"),
     "frame_walk": "__import__('sys')._getframe(0).f_globals['__builtins__'].open('/etc/shadow').read()",
     "format_string_attr": "'{0.__class__.__mro__[1].__subclasses__}'.format(()) and open('/root/.profile').read()",
     "gc_objects": "[o for o in __import__('gc').get_objects() if isinstance(o, dict) and 'OPENAI_API_KEY' in o][0]",
@@ -263,7 +263,8 @@ def test_interpreter_tricks_reach_nothing(backend, name):
 
 
 RESOURCE_ATTACKS = {
-    "fork_bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass", {"timeout"}),
+    # A fork bomb ends at the deadline, or sooner at the whole-call memory cap: both are clear stops.
+    "fork_bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass", {"timeout", "memory"}),
     "shell_fork_bomb": ("import os; os.system(':(){ :|:& };:')\nwhile True: pass", {"timeout"}),
     "thread_bomb": ("import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(100,)).start()",
                     {"exit_code", "timeout"}),

@@ -63,12 +63,17 @@ def _ancestors(pid: int) -> list[int]:
     return chain
 
 
+BASELINE: set[int] = set()
+"""Descendants that were alive before the current test began (a session's llama.cpp server, an app under test):
+not the test's leftovers. Set by the autouse fixture in tests/tools/conftest.py."""
+
+
 def leftover_pids() -> list[int]:
-    """Live (non-zombie) processes descending from this test process, except the idle warm spares' trees."""
+    """Live (non-zombie) processes the test started: descendants, minus the warm spares' trees and BASELINE."""
     me, spares = os.getpid(), set(SPARES.spare_pids())
     pids = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
+        if not entry.isdigit() or int(entry) == me or int(entry) in BASELINE:
             continue
         status = _status(entry)
         if status.get("State", "").startswith("Z") and int(status.get("PPid", 0)) == me \
