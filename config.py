@@ -64,6 +64,11 @@ class Settings(BaseSettings):
         "huggingface.co/datasets/gaia-benchmark,huggingface.co/spaces/gaia-benchmark,hf.co/datasets/gaia-benchmark",
         description="Comma-separated URL prefixes never returned by search or fetched (they mirror GAIA answers).",
     )
+    HTTP_USER_AGENT: str = Field(
+        "gaia-agent-harness/0.1.0 (+https://github.com/gaia-agent-harness/gaia-agent-harness) python-httpx",
+        description="User-Agent of every outbound HTTP request the tools make: `<client>/<version> (<contact>) <library>`, "
+                    "as the Wikimedia, OpenAlex, Nominatim and Crossref policies ask. Put your own contact (URL or email) in it.",
+    )
     FETCH_ALLOWED_HOSTS: str = Field("", description="Comma-separated host:port pairs that fetching tools may reach although they are loopback/private (tests, intranets).")
     WAYBACK_API_URL: str = Field("https://archive.org/wayback/available", description="Wayback Machine availability API used by the wayback tool.")
     ARXIV_API_URL: str = Field("https://export.arxiv.org/api/query", description="arXiv API used by arxiv_search.")

@@ -69,10 +69,10 @@ def check_url(url: str, blocked: list[str]) -> str:
 
 
 def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES,
-             policy: NetPolicy | None = None) -> Download:
+             policy: NetPolicy | None = None, user_agent: str = USER_AGENT) -> Download:
     """GET `url` (each redirect hop checked first) reading at most `max_bytes`; failures become ToolFailure."""
     deadline = time.monotonic() + timeout_s
-    headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
+    headers = {"User-Agent": user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
     try:
         with guarded_get(url, policy or NetPolicy(), timeout=timeout_s, headers=headers,
                          check=functools.partial(_check_hop, blocked=blocked)) as (response, final):

@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-USER_AGENT = "gaia-agent-harness/1.0 (research benchmark agent; python-httpx)"
+USER_AGENT = "gaia-agent-harness/0.1.0 (+https://github.com/gaia-agent-harness/gaia-agent-harness) python-httpx"
+"""The default of Settings.HTTP_USER_AGENT, for callers that have no settings at hand."""
 
 
 @dataclass(frozen=True)
@@ -42,18 +43,19 @@ class SearchProvider(Protocol):
         ...
 
 
-def request_json(method: str, url: str, timeout: float, **kwargs: Any) -> Any:
+def request_json(method: str, url: str, timeout: float, user_agent: str = USER_AGENT, **kwargs: Any) -> Any:
     """One HTTP request whose answer must be JSON; every failure becomes a ProviderError."""
-    response = request(method, url, timeout, accept="application/json", **kwargs)
+    response = request(method, url, timeout, accept="application/json", user_agent=user_agent, **kwargs)
     try:
         return response.json()
     except ValueError:
         raise ProviderError(f"answered with non-JSON content ({response.headers.get('content-type', 'unknown type')})") from None
 
 
-def request(method: str, url: str, timeout: float, accept: str = "*/*", **kwargs: Any) -> httpx.Response:
+def request(method: str, url: str, timeout: float, accept: str = "*/*", user_agent: str = USER_AGENT,
+            **kwargs: Any) -> httpx.Response:
     """One HTTP request to a service the operator configured; network and HTTP failures become ProviderError."""
-    headers = {"User-Agent": USER_AGENT, "Accept": accept, **kwargs.pop("headers", {})}
+    headers = {"User-Agent": user_agent, "Accept": accept, **kwargs.pop("headers", {})}
     try:
         with httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
             response = client.request(method, url, **kwargs)
