@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import mimetypes
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -77,7 +78,8 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
         with guarded_get(url, policy or NetPolicy(), timeout=timeout_s, headers=headers,
                          check=functools.partial(_check_hop, blocked=blocked)) as (response, final):
             if response.status_code >= 400:
-                raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final), "http_error")
+                raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final,
+                                                  response.headers.get("memento-datetime")), "http_error")
             chunks, size, truncated = [], 0, False
             for chunk in response.iter_bytes():
                 chunks.append(chunk)
@@ -102,7 +104,11 @@ def _check_hop(url: str, blocked: list[str]) -> None:
     check_url(url, blocked)
 
 
-def _status_message(status: int, reason: str, url: str) -> str:
+def _status_message(status: int, reason: str, url: str, archived: str | None = None) -> str:
+    if archived:  # a web archive replaying the status it captured (Memento-Datetime): the live site is not involved
+        return (f"HTTP {status} {reason} for {url}: this capture is an archived error page (the site answered "
+                f"{status} when it was archived, {archived}); the live site was not asked. Try another date, "
+                "or the address in another form.")
     advice = {404: "the page does not exist: check the URL or search for the page's current address",
               403: "the site refuses automated access: try another source for the same information",
               401: "the page needs a login: try another source",
@@ -127,11 +133,13 @@ def render(page: Download, workspace: Workspace | None = None) -> str:
     return content.head + "\n\n" + content.text
 
 
-def page_text(page: Download, workspace: Workspace | None = None) -> PageText:
+def page_text(page: Download, workspace: Workspace | None = None, base_url: str | None = None,
+              rewrite: Callable[[str], str] | None = None) -> PageText:
     """The downloaded body as text for the model (HTML with its links and images, PDF, text) or a pointer to a saved file.
 
     Nothing is cut here: fetch_webpage pages the text. A PDF is also saved into the run's workspace so
-    parse_pdf and find_in_page can open it by path.
+    parse_pdf and find_in_page can open it by path. HTML links resolve against `base_url` (default: the
+    final URL of the response) and then go through `rewrite` (an archive wraps them in capture URLs).
     """
     from tools.pdf import pdf_to_text
 
@@ -152,7 +160,7 @@ def page_text(page: Download, workspace: Workspace | None = None) -> PageText:
     if "html" in page.content_type or (not page.content_type and b"<html" in body[:2000].lower()):
         html = _decode(page)
         title = html_title(html)
-        text = html_to_markdown(html, url=page.url, links=True)
+        text = html_to_markdown(html, url=base_url or page.url, links=True, rewrite=rewrite)
         head = f"URL: {page.url}" + (f"\nTitle: {title}" if title else "")
         return PageText(head, (text or "(no readable text found on the page; it may need JavaScript)") + note)
     if _is_texty(page):

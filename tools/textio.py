@@ -1,9 +1,23 @@
-"""Bytes to text without mojibake, and HTML to readable markdown (trafilatura, markdownify fallback)."""
+"""Bytes to text without mojibake, and HTML to readable markdown.
+
+HTML goes one way: tools.htmlprep prepares the page (bounds, real base URL, links as tokens, math,
+table cells), then trafilatura extracts the main content and markdownify converts the whole page;
+the main content is read unless the whole page is measurably fuller.
+"""
 
 from __future__ import annotations
 
 import codecs
 import re
+import time
+from collections.abc import Callable
+
+CONVERT_BUDGET_S = 8.0
+"""Past this, HTML conversion stops at the fastest route (plain text) instead of the fullest."""
+MAIN_SHARE = 0.1
+"""Below this share of the whole page's visible text, the main-content extraction missed the content."""
+SMALL_EXTRA_CHARS = 1500
+"""The whole page is read instead when it adds at most this much visible text and keeps more links."""
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -40,28 +54,58 @@ def clean_text(text: str) -> str:
     return "".join(c for c in text if c >= " " or c in "\t\n\r\f")
 
 
-def html_to_markdown(html: str, url: str | None = None, main_content_only: bool = True, links: bool = False) -> str:
-    """Readable markdown of an HTML page: the main content via trafilatura, else the whole page via markdownify.
+def html_to_markdown(html: str, url: str | None = None, main_content_only: bool = True, links: bool = False,
+                     rewrite: Callable[[str], str] | None = None) -> str:
+    """Readable markdown of an HTML page: its main content (trafilatura) unless the whole page says clearly more.
 
-    With `links`, links stay as `[text](absolute URL)` and images as `![alt](absolute URL)` (the alt
-    text, else the title, else the file name), so the model can follow a link or look at an image.
+    `url` is the page's real address (the final URL after redirects); links resolve against it (and the
+    page's `<base href>`). With `links`, links stay as `[text](absolute URL)` (`<URL>` when it holds
+    parentheses) and images as `![alt](absolute URL)`, so the model can follow a link or look at an
+    image; `rewrite` maps each absolute URL (an archive wraps them in its capture URLs). Conversion is
+    bounded: size and nesting are capped before parsing and a slow page falls back to its plain text.
     """
-    text = None
-    if main_content_only:
-        try:
-            import trafilatura
+    from tools.htmlprep import prepare
 
-            text = trafilatura.extract(html, url=url, output_format="markdown", include_tables=True,
-                                       include_links=links, include_images=links, include_comments=False,
-                                       favor_recall=True)
-        except Exception:  # noqa: BLE001 - trafilatura fails on odd markup; markdownify still works
-            text = None
-    if not text or len(text.strip()) < 200:
-        fallback = _markdownify(html, keep_images=links)
-        if not text or len(fallback.strip()) > len(text.strip()):
-            text = fallback
-    text = _squeeze_blank_lines(text or "")
-    return absolute_links(text, url) if links else text
+    deadline = time.monotonic() + CONVERT_BUDGET_S
+    page = prepare(html, url, rewrite)
+    whole = _markdownify(page.html, keep_images=links, deadline=deadline)
+    text = whole
+    if main_content_only and time.monotonic() < deadline:
+        main = _trafilatura(page.html, links)
+        if main and not _whole_is_fuller(main, whole):
+            text = main
+    text = _squeeze_blank_lines(page.restore_links(text))
+    return text
+
+
+def _trafilatura(html: str, links: bool) -> str:
+    try:
+        import trafilatura
+
+        return trafilatura.extract(html, output_format="markdown", include_tables=True, include_links=links,
+                                   include_images=links, include_comments=False, favor_recall=True) or ""
+    except Exception:  # noqa: BLE001 - trafilatura fails on odd markup; the whole page still converts
+        return ""
+
+
+def _whole_is_fuller(main: str, whole: str) -> bool:
+    """Whether the whole page reads better than the main-content extraction.
+
+    It does when the extraction kept almost none of the page's text, or when the whole page costs only a
+    little more text and holds links the extraction dropped (a small page of links, a 1990s table
+    layout). Chosen by measuring both routes on real pages (bench/html_routes.py).
+    """
+    main_chars, whole_chars = _visible_chars(main), _visible_chars(whole)
+    if main_chars < MAIN_SHARE * whole_chars:
+        return True
+    more_links = whole.count("](") > main.count("](")
+    return more_links and whole_chars - main_chars <= SMALL_EXTRA_CHARS
+
+
+def _visible_chars(markdown: str) -> int:
+    """Characters a reader sees: link targets, markup and repeated whitespace not counted."""
+    text = re.sub(r"\]\(\s*<?[^)>\s]*>?\)", "]", markdown)
+    return len(" ".join(re.sub(r"[#*|_\[\]!`>-]", " ", text).split()))
 
 
 def html_title(html: str) -> str | None:
@@ -75,36 +119,21 @@ def html_title(html: str) -> str | None:
         return None
 
 
-_MD_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(\s+\"[^\"]*\")?\s*\)")
-
-
-def absolute_links(markdown: str, base_url: str | None) -> str:
-    """Markdown whose links and images point at absolute URLs, every image with an alt text (else its file name).
-
-    Inline `data:` images (pixels, nothing to fetch) and `javascript:` links are dropped.
-    """
-    from urllib.parse import unquote, urljoin, urlsplit
-
-    def fix(match: re.Match[str]) -> str:
-        bang, text, target = match.group(1), match.group(2).strip(), match.group(3)
-        if target.lower().startswith(("data:", "javascript:")):
-            return "" if bang else text
-        url = urljoin(base_url, target) if base_url else target
-        if bang and not text:
-            text = unquote(urlsplit(target).path.rstrip("/").rsplit("/", 1)[-1]) or "image"
-        return f"{bang}[{text}]({url})"
-
-    return _MD_LINK.sub(fix, markdown)
-
-
-def _markdownify(html: str, keep_images: bool = False) -> str:
-    from bs4 import BeautifulSoup
+def _markdownify(html: str, keep_images: bool, deadline: float) -> str:
+    """The whole prepared page as markdown; its plain text when that would take longer than the budget."""
+    import lxml.html
     from markdownify import markdownify
 
-    soup = BeautifulSoup(html, "html.parser")
-    for tag in soup(["script", "style", "noscript", "template", "svg", "iframe", "head"]):
-        tag.decompose()
-    return markdownify(str(soup), heading_style="ATX", strip=[] if keep_images else ["img"])
+    if not html:
+        return ""
+    root = lxml.html.document_fromstring(html)
+    for head in root.findall("head"):
+        root.remove(head)
+    if time.monotonic() > deadline:
+        return root.text_content()
+    return markdownify(lxml.html.tostring(root, encoding="unicode"), heading_style="ATX", escape_underscores=False,
+                       table_infer_header=True,
+                       strip=[] if keep_images else ["img"])
 
 
 def _squeeze_blank_lines(text: str) -> str:

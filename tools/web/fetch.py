@@ -16,11 +16,12 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.context import ToolContext
-from tools.fetch import check_url, download, page_text
+from tools.fetch import Download, check_url, download, page_text
 from tools.netguard import NetPolicy
 from tools.paging import Document, file_document, find, latest_reading, run_cache
 from tools.paths import resolve_path
 from tools.search import blocked_prefixes
+from tools.search.base import USER_AGENT
 from tools.workspace import Workspace
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
@@ -34,12 +35,17 @@ class WebReader:
     policy: NetPolicy
     timeout_s: float
     max_chars: int
+    user_agent: str = USER_AGENT
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WebReader:
-        """BLOCKED_DOMAINS, FETCH_ALLOWED_HOSTS, a timeout inside TOOL_TIMEOUT and pages of MAX_FILE_SIZE."""
+        """BLOCKED_DOMAINS, FETCH_ALLOWED_HOSTS, a timeout inside TOOL_TIMEOUT, pages of MAX_FILE_SIZE, HTTP_USER_AGENT."""
         return cls(blocked_prefixes(settings.BLOCKED_DOMAINS), NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS),
-                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE)
+                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE, settings.HTTP_USER_AGENT)
+
+    def get(self, url: str) -> Download:
+        """The response body of `url` under the reader's rules (blocked domains, addresses, size, User-Agent)."""
+        return download(url, self.timeout_s, self.blocked, policy=self.policy, user_agent=self.user_agent)
 
     def document(self, url: str, work: Workspace, head_prefix: str = "") -> Document:
         """The page at `url` as a Document, downloaded the first time this run asks for it.
@@ -50,7 +56,7 @@ class WebReader:
         cache = run_cache(work)
 
         def make() -> Document:
-            page = download(target, self.timeout_s, self.blocked, policy=self.policy)
+            page = self.get(target)
             content = page_text(page, work)
             return Document(target, content.text, f'fetch_webpage(url="{target}", page={{page}})', self.max_chars,
                             head=head_prefix + content.head)
