@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tools.errors import ToolFailure
+from tools.findtext import query_pattern, visible_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -127,21 +128,22 @@ class Match:
 def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FIND_MAX_MATCHES) -> str:
     """Every case-insensitive match of `query` in `doc` with context and page number, capped with a count of the rest.
 
-    The words are matched as a phrase (any whitespace between them); when the phrase does not occur,
-    places where all the words occur close together are returned instead, then each word alone.
+    The visible text is searched (link targets are not; a phrase may span a link). The words are matched
+    as a phrase (any whitespace between them, joined parts such as "Grey-headed" joined); when the phrase
+    does not occur, places where all the words occur close together are returned instead, then each word.
     """
-    words = re.findall(r"\w+|[^\w\s]+", query or "")
-    if not words:
+    pattern, words = query_pattern(query)
+    if pattern is None:
         raise ToolFailure("the query is empty. Pass the word or phrase to look for.", "bad_arguments")
-    phrase = r"\s+".join(re.escape(w) for w in words)
-    found = _matches(doc, re.compile(phrase, re.IGNORECASE), context)
+    seen = _Seen(doc)  # the text a reader sees: link targets are not searched
+    found = seen.matches(pattern, context)
     how = "the phrase"
     if not found and len(words) > 1:
-        keys = [w for w in words if len(w) > 2] or words
-        found = _near_all(doc, keys, context)
+        keys = [w for w in words if len(w) > 2 and re.match(r"\w", w)] or words
+        found = seen.near_all(keys, context)
         how = "all the words within a few hundred characters"
         if not found:
-            found = _matches(doc, re.compile("|".join(re.escape(w) for w in keys), re.IGNORECASE), context)
+            found = seen.matches(re.compile("|".join(re.escape(w) for w in keys), re.IGNORECASE), context)
             how = "any of the words (the phrase and all the words together do not occur)"
     if not found:
         raise ToolFailure(f"{query!r} does not occur in {doc.source} ({doc.pages} page{'s' if doc.pages != 1 else ''}). "
@@ -169,26 +171,28 @@ def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FI
     return "\n".join(lines)
 
 
-def _snippet(text: str, start: int, end: int, context: int) -> str:
-    return " ".join(text[max(0, start - context):end + context].split())
+class _Seen:
+    """A document's visible text (tools.findtext) with matches mapped back to the document's pages."""
 
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.text, self.offsets = visible_text(doc.text)
 
-def _matches(doc: Document, pattern: re.Pattern[str], context: int) -> list[Match]:
-    return [Match(m.start(), doc.page_of(m.start()), _snippet(doc.text, m.start(), m.end(), context))
-            for m in pattern.finditer(doc.text)]
+    def _match(self, start: int, end: int, context: int) -> Match:
+        where = self.offsets[start] if start < len(self.offsets) else len(self.doc.text)
+        return Match(where, self.doc.page_of(where), " ".join(self.text[max(0, start - context):end + context].split()))
 
+    def matches(self, pattern: re.Pattern[str], context: int) -> list[Match]:
+        return [self._match(m.start(), m.end(), context) for m in pattern.finditer(self.text)]
 
-def _near_all(doc: Document, words: list[str], context: int) -> list[Match]:
-    """Windows around the rarest word where every other word occurs within `context` characters."""
-    hits = {w: [m.start() for m in re.finditer(re.escape(w), doc.text, re.IGNORECASE)] for w in words}
-    if not all(hits.values()):
-        return []
-    anchor = min(hits, key=lambda w: len(hits[w]))
-    found = []
-    for at in hits[anchor]:
-        if all(any(abs(p - at) <= context for p in hits[w]) for w in words if w != anchor):
-            found.append(Match(at, doc.page_of(at), _snippet(doc.text, at, at + len(anchor), context)))
-    return found
+    def near_all(self, words: list[str], context: int) -> list[Match]:
+        """Windows around the rarest word where every other word occurs within `context` characters."""
+        hits = {w: [m.start() for m in re.finditer(re.escape(w), self.text, re.IGNORECASE)] for w in words}
+        if not all(hits.values()):
+            return []
+        anchor = min(hits, key=lambda w: len(hits[w]))
+        return [self._match(at, at + len(anchor), context) for at in hits[anchor]
+                if all(any(abs(p - at) <= context for p in hits[w]) for w in words if w != anchor)]
 
 
 class PageCache:

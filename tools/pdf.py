@@ -21,6 +21,9 @@ from tools.tables import markdown_table
 from tools.workspace import process_workspace
 
 MAX_PAGES = 200  # beyond this the output is cut anyway; parsing more only burns the time budget
+WORD_GAP_PT = 1.5
+"""pdfplumber's x_tolerance: a gap wider than this between letters is a space. The default (3) glues the words
+of justified LaTeX text ('Thekeywords"MUST"…', 204 glued tokens in 8 pages of a pdfTeX document); 1.5 has none."""
 
 
 def pdf_to_text(source: Path | bytes, label: str = "PDF", char_budget: int | None = None) -> str:
@@ -64,7 +67,7 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF", char_budget: int | Non
             before = len(parts)
             parts.append(f"--- Page {number} ---")
             try:
-                text = (page.extract_text() or "").strip()
+                text = (page.extract_text(x_tolerance=WORD_GAP_PT) or "").strip()
                 tables = [t for t in page.extract_tables() if t and any(any(c for c in row) for row in t)]
             except Exception as exc:  # noqa: BLE001 - one bad page should not hide the others
                 parts.append(f"(page could not be read: {type(exc).__name__})")

@@ -24,9 +24,11 @@ class SearchResult:
 class ProviderError(Exception):
     """A provider could not answer; `rate_limited` marks HTTP 429 / the provider's own rate-limit signal."""
 
-    def __init__(self, message: str, rate_limited: bool = False) -> None:
+    def __init__(self, message: str, rate_limited: bool = False, body: str = "") -> None:
         super().__init__(message)
         self.rate_limited = rate_limited
+        self.body = body
+        """The start of the error response's body (services explain a refusal there)."""
 
 
 class ProviderUnavailable(Exception):
@@ -66,7 +68,7 @@ def request(method: str, url: str, timeout: float, accept: str = "*/*", user_age
     if response.status_code == 429:
         raise ProviderError("rate limited (HTTP 429)", rate_limited=True)
     if response.status_code >= 400:
-        raise ProviderError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+        raise ProviderError(f"HTTP {response.status_code} {response.reason_phrase}".strip(), body=response.text[:20_000])
     return response
 
 

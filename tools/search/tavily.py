@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from config import Settings
-from tools.search.base import ProviderError, ProviderUnavailable, SearchResult, request_json
+from tools.search.base import USER_AGENT, ProviderError, ProviderUnavailable, SearchResult, request_json
 
 TAVILY_API = "https://api.tavily.com"
 
@@ -13,14 +13,15 @@ class TavilyProvider:
 
     name = "tavily"
 
-    def __init__(self, api_key: str, api_base: str = TAVILY_API) -> None:
+    def __init__(self, api_key: str, api_base: str = TAVILY_API, user_agent: str = USER_AGENT) -> None:
         self.api_key = api_key
+        self.user_agent = user_agent
         self.api_base = api_base.rstrip("/")
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
         """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         body = {"query": query, "max_results": max_results, "search_depth": "basic"}
-        data = request_json("POST", f"{self.api_base}/search", timeout, json=body,
+        data = request_json("POST", f"{self.api_base}/search", timeout, user_agent=self.user_agent, json=body,
                             headers={"Authorization": f"Bearer {self.api_key}"})
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise ProviderError("unexpected JSON shape (no 'results' list)")
@@ -33,4 +34,4 @@ def from_settings(settings: Settings) -> TavilyProvider:
     key = settings.TAVILY_API_KEY.get_secret_value() if settings.TAVILY_API_KEY else ""
     if not key:
         raise ProviderUnavailable("no TAVILY_API_KEY set")
-    return TavilyProvider(key)
+    return TavilyProvider(key, user_agent=settings.HTTP_USER_AGENT)

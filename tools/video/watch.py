@@ -27,7 +27,7 @@ from tools.paths import resolve_media
 from tools.video.frames import Keyframe, describe, read_text, take_stills
 from tools.video.media import Probe, probe
 from tools.video.speech import transcribe_track
-from tools.video.youtube import YouTubeInfo, fetch_captions, fetch_info, youtube_id
+from tools.video.youtube import YouTubeInfo, blocked_advice, fetch_captions, fetch_info, youtube_id
 from tools.vision_model import run_model, standalone_client
 
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v")
@@ -118,7 +118,7 @@ class Watcher:
         if video_id is not None:
             if self.found["captions"]:
                 captioner = _start(lambda: captions.update(
-                    result=fetch_captions(video_id, max(2.0, self.budget / 3))))
+                    result=fetch_captions(video_id, max(2.0, self.budget / 3), self.settings.HTTP_USER_AGENT)))
             info = self.youtube(video_id, ctx)
         else:
             if source.strip().lower().startswith(("http://", "https://")):
@@ -148,9 +148,10 @@ class Watcher:
             segments, label = speech.get("result") or ([], label + "; speech recognition did not finish within "
                                                            "TOOL_TIMEOUT")
         if video_id and not segments and file is None and info.title is None:
-            raise ToolFailure(f"nothing could be read from the YouTube video {video_id}: "
-                              f"{'; '.join(info.notes + [label])}. Check the URL, or search for a transcript or "
-                              "description of the video.", "not_found")
+            why = info.notes + [label]
+            advice = blocked_advice(why) or "Check the URL, or search for a transcript or description of the video"
+            raise ToolFailure(f"nothing could be read from the YouTube video {video_id}: {'; '.join(why)}. {advice}.",
+                              "not_found")
         name = f"YouTube video {video_id}" if video_id else Path(str(file)).name
         limits = [why for part, why in self.limited.items() if video_id or not part.startswith("YouTube")]
         return report(name, info, media, duration, segments, label, frames, how, info.notes + self.notes, limits)
@@ -160,7 +161,8 @@ class Watcher:
         if not self.found["yt_dlp"]:
             return YouTubeInfo(video_id, notes=[self.limited["YouTube download"]])
         folder = ctx.work.subdir("video") if self.found["ffmpeg"] else None
-        return fetch_info(video_id, folder, self.at(0.5), MAX_VIDEO_BYTES, ctx.work.reserve)
+        return fetch_info(video_id, folder, self.at(0.5), MAX_VIDEO_BYTES, ctx.work.reserve,
+                          self.settings.HTTP_USER_AGENT)
 
     def keyframes(self, file: Path | None, media: Probe | None, duration: float | None, title: str | None,
                   question: str, ctx: ToolContext, config: RunnableConfig) -> tuple[list[Keyframe], str]:

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from tools.audio import Segment
 from tools.errors import ToolFailure
+from tools.search.base import USER_AGENT
 
 YOUTUBE_HOSTS = ("youtube.com", "youtu.be", "youtube-nocookie.com")
 _ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
@@ -95,7 +96,7 @@ class _Quiet:
 
 
 def fetch_info(video_id: str, folder: Path | None, deadline: float, max_bytes: int,
-               reserve: Any = None) -> YouTubeInfo:
+               reserve: Any = None, user_agent: str = USER_AGENT) -> YouTubeInfo:
     """Metadata, and with `folder` the video file too, both via yt-dlp; failures become notes.
 
     `reserve(nbytes, what)` claims disk before the download (the run's workspace budget).
@@ -115,7 +116,8 @@ def fetch_info(video_id: str, folder: Path | None, deadline: float, max_bytes: i
     options = {"quiet": True, "no_warnings": True, "noprogress": True, "logger": logger, "noplaylist": True,
                "ignore_no_formats_error": True, "socket_timeout": max(2.0, deadline - time.monotonic()),
                "format": DOWNLOAD_FORMAT, "max_filesize": max_bytes, "progress_hooks": [stop_at_deadline],
-               "outtmpl": str((folder or Path(".")) / "%(id)s.%(ext)s"), "retries": 1, "fragment_retries": 1}
+               "outtmpl": str((folder or Path(".")) / "%(id)s.%(ext)s"), "retries": 1, "fragment_retries": 1,
+               "http_headers": {"User-Agent": user_agent}}
     with yt_dlp.YoutubeDL(options) as ydl:
         try:
             meta = ydl.extract_info(watch_url(video_id), download=False) or {}
@@ -166,8 +168,8 @@ def _download(ydl: Any, meta: dict[str, Any], info: YouTubeInfo, max_bytes: int,
     return path if path.is_file() and path.stat().st_size else None
 
 
-def new_session(timeout: float) -> Any:
-    """The HTTP session youtube-transcript-api uses: every request bounded by `timeout` seconds."""
+def new_session(timeout: float, user_agent: str = USER_AGENT) -> Any:
+    """The HTTP session youtube-transcript-api uses: every request bounded by `timeout` seconds, our User-Agent."""
     import requests
 
     class BoundedSession(requests.Session):
@@ -175,10 +177,35 @@ def new_session(timeout: float) -> Any:
             kwargs.setdefault("timeout", timeout)
             return super().request(*args, **kwargs)
 
-    return BoundedSession()
+    session = BoundedSession()
+    session.headers["User-Agent"] = user_agent
+    return session
 
 
-def fetch_captions(video_id: str, timeout: float) -> tuple[list[Segment], str]:
+BLOCKING = ("RequestBlocked", "IpBlocked", "not a bot", "HTTP Error 429", "Too Many Requests")
+"""Marks of YouTube refusing this host (not the video): in youtube-transcript-api's and yt-dlp's reasons."""
+
+
+def caption_failure(exc: Exception) -> str:
+    """'no captions (TranscriptsDisabled: Subtitles are disabled for this video)': the library's own cause.
+
+    youtube-transcript-api puts the cause after a heading ("This is most likely caused by:"); its
+    `cause` property holds it alone, and its first line is the reason.
+    """
+    cause = str(getattr(exc, "cause", "") or "")
+    reason = next((line.strip() for line in cause.splitlines() if line.strip()), "") or "no reason given"
+    return f"no captions ({type(exc).__name__}: {reason[:200]})"
+
+
+def blocked_advice(notes: list[str]) -> str | None:
+    """What to do when the notes show YouTube refusing this host (then the URL is not the problem)."""
+    if any(mark.lower() in note.lower() for note in notes for mark in BLOCKING):
+        return ("YouTube is refusing requests from this host (rate limiting or bot detection), so the URL is "
+                "probably fine: search the web for a transcript, the description or a summary of the video")
+    return None
+
+
+def fetch_captions(video_id: str, timeout: float, user_agent: str = USER_AGENT) -> tuple[list[Segment], str]:
     """The video's captions as timed segments, English preferred, and a label; ([], why) when there are none."""
     try:
         from youtube_transcript_api import YouTubeTranscriptApi
@@ -187,7 +214,7 @@ def fetch_captions(video_id: str, timeout: float) -> tuple[list[Segment], str]:
         return [], "no captions: youtube-transcript-api is not installed (pip install youtube-transcript-api)"
     import requests
 
-    api = YouTubeTranscriptApi(http_client=new_session(timeout))
+    api = YouTubeTranscriptApi(http_client=new_session(timeout, user_agent))
     try:
         listing = api.list(video_id)
         tracks = list(listing)
@@ -199,9 +226,7 @@ def fetch_captions(video_id: str, timeout: float) -> tuple[list[Segment], str]:
             track = next((t for t in tracks if not t.is_generated), tracks[0])
         fetched = track.fetch()
     except CouldNotRetrieveTranscript as exc:
-        first = str(exc).strip().splitlines()
-        cause = next((ln for ln in first if "cause" in ln.lower() or "disabled" in ln.lower()), type(exc).__name__)
-        return [], f"no captions ({type(exc).__name__}: {cause.strip()[:200]})"
+        return [], caption_failure(exc)
     except requests.RequestException as exc:
         return [], f"no captions (YouTube did not answer: {type(exc).__name__})"
     kind = "auto-generated" if track.is_generated else "uploaded"

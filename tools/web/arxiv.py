@@ -7,6 +7,7 @@ URLs; the PDF then reads with fetch_webpage (paged, PDF page numbers kept) and f
 from __future__ import annotations
 
 import re
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -17,6 +18,8 @@ from tools.errors import MissingDependency, ToolFailure
 from tools.search.base import ProviderError, request
 
 MAX_RESULTS = 10
+RETRY_PAUSE_S = 1.0
+"""Pause before asking again after an empty feed."""
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _ARXIV = "{http://arxiv.org/schemas/atom}"
 _FIELD = re.compile(r"\b(ti|au|abs|co|jr|cat|rn|id|all):", re.IGNORECASE)
@@ -50,17 +53,30 @@ def search_params(query: str) -> dict[str, str | int]:
     return {"search_query": expression, "start": 0, "max_results": MAX_RESULTS, "sortBy": "relevance"}
 
 
+def feed_errors(xml: str) -> list[str]:
+    """The explanations of an arXiv error feed's entries ('incorrect id format for 1234.12345'), if it is one."""
+    try:
+        root = ET.fromstring(xml)
+    except ET.ParseError:
+        return []
+    return [_text(e, "summary") or _text(e, "title") for e in root.findall(f"{_ATOM}entry")
+            if "/api/errors" in _text(e, "id")]
+
+
 def parse_feed(xml: str) -> list[Paper]:
-    """The entries of an arXiv Atom feed; ToolFailure when it is not one."""
+    """The entries of an arXiv Atom feed; ToolFailure when it is not one, or when it reports an error."""
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:
         raise ToolFailure(f"the arXiv API answered with something that is not an Atom feed ({exc}). Try again.",
                           "http_error") from None
+    errors = feed_errors(xml)
+    if errors:  # the API reports a bad query as entries whose id is under /api/errors
+        raise _refused(errors)
     papers = []
     for entry in root.findall(f"{_ATOM}entry"):
         abs_url = _text(entry, "id")
-        if not abs_url or "/abs/" not in abs_url:  # the API reports a bad query as an entry titled "Error"
+        if not abs_url or "/abs/" not in abs_url:
             continue
         pdf = next((link.get("href", "") for link in entry.findall(f"{_ATOM}link")
                     if link.get("title") == "pdf" or link.get("type") == "application/pdf"), "")
@@ -74,6 +90,11 @@ def parse_feed(xml: str) -> list[Paper]:
     return papers
 
 
+def _refused(errors: list[str]) -> ToolFailure:
+    return ToolFailure(f"the arXiv API refused the query: {'; '.join(errors)[:300]}. Fix the query: an id looks like "
+                       "2101.00001 or hep-th/9711200, field syntax like 'au:Smith AND ti:graphene'.", "bad_arguments")
+
+
 def _text(node: ET.Element, name: str) -> str:
     found = node.find(f"{_ATOM}{name}")
     return " ".join((found.text or "").split()) if found is not None else ""
@@ -84,6 +105,27 @@ def _describe(number: int, paper: Paper) -> str:
     summary = paper.summary if len(paper.summary) <= 300 else paper.summary[:297] + "…"
     return (f"{number}. {paper.title}\n   arXiv:{paper.arxiv_id} · {paper.category} · published {paper.published}\n"
             f"   Authors: {authors}\n   Abstract page: {paper.abs_url}\n   PDF: {paper.pdf_url}\n   {summary}")
+
+
+def _search(api_url: str, text: str, timeout_s: float, user_agent: str) -> list[Paper]:
+    """The papers for `text`; an empty feed is asked once more (the API answers one now and then)."""
+    papers: list[Paper] = []
+    for attempt in range(2):
+        try:
+            response = request("GET", api_url, timeout_s, accept="application/atom+xml", user_agent=user_agent,
+                               params=search_params(text))
+        except ProviderError as exc:
+            errors = feed_errors(exc.body)
+            if errors:  # HTTP 400 with an error feed: the query is wrong, not the service
+                raise _refused(errors) from None
+            raise ToolFailure(f"the arXiv API ({api_url}) did not answer: {exc}. Try again later, "
+                              "or web_search with 'arxiv' and the title.", "network_error") from None
+        papers = parse_feed(response.text)
+        if papers:
+            break
+        if attempt == 0:
+            time.sleep(RETRY_PAUSE_S)
+    return papers
 
 
 def make_arxiv_tools(settings: Settings) -> list[BaseTool]:
@@ -107,13 +149,7 @@ def make_arxiv_tools(settings: Settings) -> list[BaseTool]:
         text = (query or "").strip()
         if not text:
             raise ToolFailure("the query is empty. Pass keywords, e.g. \"attention is all you need\".", "bad_arguments")
-        try:
-            response = request("GET", settings.ARXIV_API_URL, timeout_s, accept="application/atom+xml",
-                               params=search_params(text))
-        except ProviderError as exc:
-            raise ToolFailure(f"the arXiv API ({settings.ARXIV_API_URL}) did not answer: {exc}. Try again later, "
-                              "or web_search with 'arxiv' and the title.", "network_error") from None
-        papers = parse_feed(response.text)
+        papers = _search(settings.ARXIV_API_URL, text, timeout_s, settings.HTTP_USER_AGENT)
         if not papers:
             raise ToolFailure(f"arXiv found no papers for {text!r}. Use fewer or different keywords (a distinctive "
                               "title word, an author's surname), or web_search.", "no_results")

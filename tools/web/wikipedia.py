@@ -20,7 +20,7 @@ from config import Settings
 from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
 from tools.paging import Document, run_cache
-from tools.search.base import ProviderError, request_json
+from tools.search.base import USER_AGENT, ProviderError, request_json
 from tools.textio import html_to_markdown
 from tools.web.dates import day_bound, iso
 
@@ -55,13 +55,14 @@ class Revisions:
 class MediaWiki:
     """The few Action API calls the tools make, with the API's errors phrased for the model."""
 
-    def __init__(self, api_url: str, timeout_s: float) -> None:
+    def __init__(self, api_url: str, timeout_s: float, user_agent: str = USER_AGENT) -> None:
         self.api_url = api_url
         self.timeout_s = timeout_s
+        self.user_agent = user_agent
 
     def _get(self, params: dict[str, Any]) -> dict[str, Any]:
         try:
-            data = request_json("GET", self.api_url, self.timeout_s,
+            data = request_json("GET", self.api_url, self.timeout_s, user_agent=self.user_agent,
                                 params={**params, "format": "json", "formatversion": 2})
         except ProviderError as exc:
             raise ToolFailure(f"the Wikipedia API ({self.api_url}) did not answer: {exc}. Try again, or read the "
@@ -180,7 +181,7 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         if not name:
             raise ToolFailure("no title given. Pass the article's title, e.g. \"Mercedes Sosa\".", "bad_arguments")
         moment = iso(day_bound(as_of, end=True, what="as_of")) if (as_of or "").strip() else None
-        wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s)
+        wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s, settings.HTTP_USER_AGENT)
         cache = run_cache(ToolContext.of(config).work)
 
         def make() -> Document:
@@ -222,7 +223,7 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         newest = iso(day_bound(end, end=True, what="end")) if (end or "").strip() else None
         if oldest and newest and oldest > newest:
             raise ToolFailure(f"start ({start}) is after end ({end}). Swap them.", "bad_arguments")
-        wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s)
+        wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s, settings.HTTP_USER_AGENT)
         found = wiki.revisions(name, newest, oldest, None, time.monotonic() + timeout_s - 1.0)
         count = len(found.items)
         span = f"from {oldest or 'the first revision'} to {newest or 'now'}"
