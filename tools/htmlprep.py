@@ -36,20 +36,20 @@ _DISPLAYSTYLE = re.compile(r"^\{\\displaystyle\s*(.*)\}$", re.DOTALL)
 
 
 def bound_html(html: str, max_chars: int = MAX_HTML_CHARS, max_depth: int = MAX_DEPTH) -> str:
-    """`html` cut to `max_chars` and, when nested deeper than `max_depth`, with the over-deep tags removed.
+    """`html`, when nested deeper than `max_depth`, with the over-deep tags removed, then cut to `max_chars`.
 
     The tags removed are those of the element names found below `max_depth` (their text stays); if the
-    page is still too deep, every tag goes and the text is what remains. One pass, no parsing.
+    page is still too deep, every tag goes and the text is what remains. Linear scans, no parsing.
     """
-    html = html[:max_chars]
+    html = html[:4 * max_chars]  # markup that flattening removes may take room; the text is cut after it
     too_deep = _deep_names(html, max_depth)
     if not too_deep:
-        return html
+        return html[:max_chars]
     names = "|".join(sorted(re.escape(n) for n in too_deep))
     flatter = re.sub(rf"</?(?:{names})\b[^>]*>", " ", html, flags=re.IGNORECASE)
     if _deep_names(flatter, max_depth):
-        return "<html><body><pre>" + re.sub(r"<[^>]*>", " ", flatter) + "</pre></body></html>"
-    return flatter
+        flatter = "<html><body><pre>" + re.sub(r"<[^>]*>", " ", flatter) + "</pre></body></html>"
+    return re.sub(r"\s{200,}", " ", flatter)[:max_chars]
 
 
 def _deep_names(html: str, max_depth: int) -> set[str]:

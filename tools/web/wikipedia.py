@@ -80,7 +80,7 @@ class MediaWiki:
                   deadline: float) -> Revisions:
         """Revisions of `title` from `newest` back to `oldest` (ISO timestamps, inclusive), newest first."""
         params: dict[str, Any] = {"action": "query", "prop": "revisions", "titles": title, "redirects": 1,
-                                  "rvprop": REVISION_PROPS, "rvdir": "older", "rvlimit": limit or "max"}
+                                  "rvprop": REVISION_PROPS, "rvdir": "older", "rvlimit": limit or "max", "iwurl": 1}
         if newest:
             params["rvstart"] = newest
         if oldest:
@@ -118,6 +118,13 @@ class MediaWiki:
 
 
 def _page(title: str, query: dict[str, Any]) -> dict[str, Any]:
+    for link in query.get("interwiki") or []:  # 'fr:Paris', 'wikt:lapwing': a page of another wiki, not a missing one
+        if isinstance(link, dict):
+            where = f" ({link['url']})" if link.get("url") else ""
+            raise ToolFailure(f"{title!r} points to another wiki: the prefix {link.get('iw', '?')!r} is an interwiki or "
+                              f"language link{where}, not an article of this Wikipedia. Read it with fetch_webpage"
+                              f"{' on that URL' if where else ''}, or pass the title without the prefix to read this "
+                              "wiki's article.", "not_found")
     pages = query.get("pages") or []
     page = pages[0] if pages and isinstance(pages[0], dict) else {}
     if page.get("invalid"):
