@@ -78,6 +78,8 @@ class MediaWikiDouble:
     page_size: int = 500
     """Revisions per answer before `continue` (the API's limit for rvlimit=max)."""
     calls: list[dict[str, str]] = field(default_factory=list)
+    interwiki: dict[str, str] = field(default_factory=dict)
+    """Interwiki prefixes ('fr', 'wikt') -> URL pattern with $1: such titles answer `query.interwiki`, no pages."""
 
     def __call__(self, request: Request) -> Reply:
         params = {k: v[0] for k, v in request.query.items()}
@@ -100,6 +102,12 @@ class MediaWikiDouble:
 
     def _revisions(self, params: dict[str, str]) -> Reply:
         asked = params.get("titles", "")
+        prefix, _, rest = asked.partition(":")
+        if rest and prefix.lower() in self.interwiki:  # the API's answer for titles=fr:Paris (iwurl=1 adds url)
+            link = {"title": asked, "iw": prefix.lower()}
+            if params.get("iwurl"):
+                link["url"] = self.interwiki[prefix.lower()].replace("$1", rest.replace(" ", "_"))
+            return Reply.json({"batchcomplete": True, "query": {"interwiki": [link]}})
         query: dict[str, Any] = {}
         title = asked[:1].upper() + asked[1:].replace("_", " ")
         if title != asked:
@@ -142,19 +150,29 @@ class MediaWikiDouble:
         return out
 
 
-def wayback_double(snapshots: dict[str, list[tuple[str, str]]]) -> Callable[[Request], Reply]:
-    """The availability API: {url: [(timestamp YYYYMMDDhhmmss, snapshot URL)]} -> the snapshot closest to `timestamp`."""
+def wayback_double(snapshots: dict[str, list[tuple[str, str]]], statuses: dict[str, str] | None = None,
+                   empty_answers: int = 0) -> Callable[[Request], Reply]:
+    """The availability API: {url: [(timestamp YYYYMMDDhhmmss, snapshot URL)]} -> the snapshot closest to `timestamp`.
+
+    Like the real one, `status` is the HTTP status the site answered when captured (`statuses` by timestamp;
+    "200" otherwise), and the first `empty_answers` answers are `"archived_snapshots": {}` even for archived
+    URLs (the API does this now and then).
+    """
+    left = [empty_answers]
 
     def answer(request: Request) -> Reply:
         url = (request.query.get("url") or [""])[0]
         stamp = (request.query.get("timestamp") or [""])[0]
         found = snapshots.get(url) or []
+        if left[0] > 0:
+            left[0] -= 1
+            return Reply.json({"url": url, "archived_snapshots": {}})
         if not found or not stamp.isdigit():
             return Reply.json({"url": url, "archived_snapshots": {}})
         wanted = datetime.strptime(stamp[:8].ljust(8, "0"), "%Y%m%d")
         ts, snap = min(found, key=lambda s: abs((datetime.strptime(s[0], "%Y%m%d%H%M%S") - wanted).total_seconds()))
         return Reply.json({"url": url, "archived_snapshots": {"closest": {
-            "status": "200", "available": True, "url": snap, "timestamp": ts}}})
+            "status": (statuses or {}).get(ts, "200"), "available": True, "url": snap, "timestamp": ts}}})
 
     return answer
 

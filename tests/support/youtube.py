@@ -37,6 +37,11 @@ class RecordedYouTube:
     video_bytes: bytes | None = None
     unavailable: bool = False
     """True: YouTube says "Video unavailable" (removed or private)."""
+    bot_check: bool = False
+    """True: YouTube refuses this host ("Sign in to confirm you’re not a bot", LOGIN_REQUIRED), as it does to
+    cloud addresses; youtube-transcript-api raises RequestBlocked on exactly this playability status."""
+    user_agents: list[str] = field(default_factory=list)
+    """The User-Agent of every request the transcript session sent."""
     requests: list[tuple[str, str]] = field(default_factory=list)
     """(method, URL) of every request either library sent."""
 
@@ -45,6 +50,10 @@ class RecordedYouTube:
         """The innertube player response."""
         if self.unavailable:
             return {"playabilityStatus": {"status": "ERROR", "reason": "Video unavailable"}}
+        if self.bot_check:
+            return {"playabilityStatus": {"status": "LOGIN_REQUIRED", "reason": "Sign in to confirm you’re not a bot",
+                                          "errorScreen": {"playerErrorMessageRenderer": {"subreason": {"runs": [
+                                              {"text": "This helps protect our community. Learn more"}]}}}}}
         data: dict[str, Any] = {
             "playabilityStatus": {"status": "OK", "playableInEmbed": True},
             "videoDetails": {"videoId": self.video_id, "title": self.title, "lengthSeconds": str(self.seconds),
@@ -116,6 +125,7 @@ class RecordedYouTube:
 
         class Adapter(requests.adapters.BaseAdapter):
             def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+                recording.user_agents.append(request.headers.get("User-Agent", ""))
                 status, kind, body = recording.answer(request.method, request.url)
                 response = requests.Response()
                 response.status_code, response.url, response.request = status, request.url, request
@@ -127,8 +137,10 @@ class RecordedYouTube:
             def close(self) -> None:
                 pass
 
-        def new_session(timeout: float) -> Any:
+        def new_session(timeout: float, user_agent: str = "") -> Any:
             session = requests.Session()
+            if user_agent:
+                session.headers["User-Agent"] = user_agent
             session.mount("https://", Adapter())
             session.mount("http://", Adapter())
             return session
