@@ -93,7 +93,7 @@ def _whole_is_fuller(main: str, whole: str) -> bool:
 
     It does when the extraction kept almost none of the page's text, or when the whole page costs only a
     little more text and holds links the extraction dropped (a small page of links, a 1990s table
-    layout). Chosen by measuring both routes on real pages (bench/html_routes.py).
+    layout). Chosen by measuring both routes on 130 real pages (mozilla/readability test pages; issue 19).
     """
     main_chars, whole_chars = _visible_chars(main), _visible_chars(whole)
     if main_chars < MAIN_SHARE * whole_chars:
