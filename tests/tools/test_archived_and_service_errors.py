@@ -148,7 +148,8 @@ def test_a_blocked_youtube_host_is_not_told_to_check_the_url(monkeypatch, tmp_pa
 
 def test_interwiki_and_language_prefixes_are_explained(run):
     wiki = MediaWikiDouble({"Paris": [WikiRevision(1, "2020-01-01T00:00:00Z", "Ann", "<p>Paris.</p>")]},
-                           interwiki={"fr": "https://fr.wikipedia.org/wiki/$1", "wikt": "https://en.wiktionary.org/wiki/$1"})
+                           interwiki={"fr": "https://fr.wikipedia.org/wiki/$1", "wikt": "https://en.wiktionary.org/wiki/$1",
+                                      "mw": "https://www.mediawiki.org/wiki/$1"})
     with LocalWebServer({"/w/api.php": wiki}) as server:
         settings = load_settings(WIKIPEDIA_API_URL=server.url("/w/api.php"))
         page = {t.name: t for t in make_wikipedia_tools(settings)}["wikipedia_page"]
@@ -157,6 +158,21 @@ def test_interwiki_and_language_prefixes_are_explained(run):
     assert not french.ok and "points to another wiki" in french.output
     assert "https://fr.wikipedia.org/wiki/Paris" in french.output and "no article titled" not in french.output
     assert "https://en.wiktionary.org/wiki/lapwing" in word.output
+
+
+def test_a_language_link_is_followed_to_that_language_s_wiki(run):
+    french = MediaWikiDouble({"Paris": [WikiRevision(7, "2021-05-01T00:00:00Z", "Zoé",
+                                                     "<p>Paris est la capitale de la France.</p>")]})
+    with LocalWebServer({"/fr/w/api.php": french}) as server:
+        english = MediaWikiDouble({}, interwiki={"fr": server.url("/fr/wiki/$1"), "mw": "https://www.mediawiki.org/wiki/$1"})
+        server.routes["/w/api.php"] = english
+        settings = load_settings(WIKIPEDIA_API_URL=server.url("/w/api.php"))
+        page = {t.name: t for t in make_wikipedia_tools(settings)}["wikipedia_page"]
+        out = page.invoke({"title": "fr:Paris"}, config=run)
+        help_page = run_tool(page, {"title": "mw:Help:Links"}, settings, run)
+    assert "Paris est la capitale" in out and "Revision 7" in out and "language link 'fr:Paris'" in out
+    assert not help_page.ok and "points to another wiki" in help_page.output
+    assert {c.get("titles") for c in french.calls if c.get("titles")} == {"Paris"}
 
 
 def test_every_outbound_request_carries_the_user_agent(run):

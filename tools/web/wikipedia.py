@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode, urljoin
+from urllib.parse import quote, unquote, urlencode, urljoin, urlsplit
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
@@ -110,21 +110,46 @@ class MediaWiki:
 
     def article_url(self, title: str) -> str:
         """The article's URL on the API's site ('/w/api.php' -> '/wiki/Title')."""
-        return urljoin(self.api_url, "/wiki/" + quote(title.replace(" ", "_"), safe="()_,'-:"))
+        site = self.api_url.split("/w/api.php", 1)[0] if "/w/api.php" in self.api_url else urljoin(self.api_url, "/")
+        return site.rstrip("/") + "/wiki/" + quote(title.replace(" ", "_"), safe="()_,'-:")
 
     def permalink(self, title: str, revid: int) -> str:
         """The URL of one revision ('/w/index.php?title=…&oldid=N')."""
         return urljoin(self.api_url, "index.php") + "?" + urlencode({"title": title.replace(" ", "_"), "oldid": revid})
 
 
+class InterwikiTitle(ToolFailure):
+    """A title with an interwiki or language prefix ('fr:Paris', 'wikt:lapwing'): a page of another wiki."""
+
+    def __init__(self, title: str, prefix: str, url: str) -> None:
+        where = f" ({url})" if url else ""
+        super().__init__(f"{title!r} points to another wiki: the prefix {prefix!r} is an interwiki or language "
+                         f"link{where}, not an article of this Wikipedia. Read it with fetch_webpage"
+                         f"{' on that URL' if url else ''}, or pass the title without the prefix to read this wiki's "
+                         "article.", "not_found")
+        self.title, self.prefix, self.url = title, prefix, url
+
+    def language_wiki(self, api_url: str) -> tuple[str, str] | None:
+        """(API URL, title) of the same project in another language ('fr:Paris' on en.wikipedia.org), else None.
+
+        Only a sister language of the configured wiki is followed: the link's host is the API's host with
+        the prefix as its first label (fr.wikipedia.org for en.wikipedia.org), or the API's own host.
+        """
+        parts, api = urlsplit(self.url), urlsplit(api_url)
+        if "/wiki/" not in parts.path or not parts.hostname or not api.hostname:
+            return None
+        host, mine = parts.hostname, api.hostname
+        sister = host.split(".", 1)[-1] == mine.split(".", 1)[-1] and host.split(".", 1)[0] == self.prefix
+        if not (sister or host == mine) or parts.scheme not in ("http", "https"):
+            return None
+        site = self.url.split("/wiki/", 1)[0]
+        return site + "/w/api.php", unquote(parts.path.split("/wiki/", 1)[1]).replace("_", " ")
+
+
 def _page(title: str, query: dict[str, Any]) -> dict[str, Any]:
     for link in query.get("interwiki") or []:  # 'fr:Paris', 'wikt:lapwing': a page of another wiki, not a missing one
         if isinstance(link, dict):
-            where = f" ({link['url']})" if link.get("url") else ""
-            raise ToolFailure(f"{title!r} points to another wiki: the prefix {link.get('iw', '?')!r} is an interwiki or "
-                              f"language link{where}, not an article of this Wikipedia. Read it with fetch_webpage"
-                              f"{' on that URL' if where else ''}, or pass the title without the prefix to read this "
-                              "wiki's article.", "not_found")
+            raise InterwikiTitle(title, str(link.get("iw") or "?"), str(link.get("url") or ""))
     pages = query.get("pages") or []
     page = pages[0] if pages and isinstance(pages[0], dict) else {}
     if page.get("invalid"):
@@ -192,7 +217,16 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         cache = run_cache(ToolContext.of(config).work)
 
         def make() -> Document:
-            found = wiki.revisions(name, moment, None, 1, time.monotonic() + timeout_s)
+            nonlocal wiki
+            try:
+                found = wiki.revisions(name, moment, None, 1, time.monotonic() + timeout_s)
+            except InterwikiTitle as link:
+                there = link.language_wiki(wiki.api_url)
+                if there is None:
+                    raise
+                wiki = MediaWiki(there[0], timeout_s, settings.HTTP_USER_AGENT)  # the same project in that language
+                found = wiki.revisions(there[1], moment, None, 1, time.monotonic() + timeout_s)
+                found.redirect_note = f"(the language link {name!r}, read on {there[0]})"
             if not found.items:
                 raise ToolFailure(f"{found.title!r} has no revision at or before {moment}: the article did not exist "
                                   "yet. Try a later date.", "not_found")
