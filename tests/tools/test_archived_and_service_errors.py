@@ -196,8 +196,14 @@ def test_every_outbound_request_carries_the_user_agent(run):
         from tools.images import open_image
 
         open_image(server.url("/img.png"), run, settings)
+        from tools.search.searxng import from_settings
+
+        routes["/search"] = Reply.json({"query": "Paris", "number_of_results": 0, "results": [
+            {"url": "https://en.wikipedia.org/wiki/Paris", "title": "Paris", "content": "Capital.", "engine": "wikipedia"}],
+            "answers": [], "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []})
+        from_settings(settings.model_copy(update={"SEARXNG_URL": server.base})).search("Paris", 3, 5.0)
         seen = {(r.path, r.headers.get("User-Agent")) for r in server.requests}
-    assert {path for path, _ in seen} >= {"/page", CAPTURE, "/wayback/available", "/w/api.php", "/q", "/img.png"}
+    assert {path for path, _ in seen} >= {"/page", CAPTURE, "/wayback/available", "/w/api.php", "/q", "/img.png", "/search"}
     assert {ua for _, ua in seen} == {agent}
 
 

@@ -192,9 +192,9 @@ def caption_failure(exc: Exception) -> str:
     youtube-transcript-api puts the cause after a heading ("This is most likely caused by:"); its
     `cause` property holds it alone, and its first line is the reason.
     """
-    cause = str(getattr(exc, "cause", "") or "")
-    reason = next((line.strip() for line in cause.splitlines() if line.strip()), "") or "no reason given"
-    return f"no captions ({type(exc).__name__}: {reason[:200]})"
+    lines = [line.strip() for line in str(getattr(exc, "cause", "") or "").splitlines() if line.strip()]
+    reason = " ".join(lines[:2]) if lines and lines[0].endswith(":") else (lines[0] if lines else "no reason given")
+    return f"no captions ({type(exc).__name__}: {reason[:240]})"
 
 
 def blocked_advice(notes: list[str]) -> str | None:
