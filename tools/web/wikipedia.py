@@ -220,8 +220,8 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
             nonlocal wiki
             try:
                 found = wiki.revisions(name, moment, None, 1, time.monotonic() + timeout_s)
-            except InterwikiTitle as link:
-                there = link.language_wiki(wiki.api_url)
+            except InterwikiTitle as jump:
+                there = jump.language_wiki(wiki.api_url)
                 if there is None:
                     raise
                 wiki = MediaWiki(there[0], timeout_s, settings.HTTP_USER_AGENT)  # the same project in that language
