@@ -55,6 +55,8 @@ class WikiRevision:
     user: str
     html: str
     comment: str = ""
+    hidden: frozenset[str] = frozenset()
+    """Fields an admin suppressed ({"user", "comment"}): the API answers `userhidden: true` and leaves the field out."""
 
     @property
     def size(self) -> int:
@@ -125,17 +127,28 @@ class MediaWikiDouble:
             revisions = [r for r in revisions if (_ts(r.timestamp) <= _ts(start) if older else _ts(r.timestamp) >= _ts(start))]
         if end:
             revisions = [r for r in revisions if (_ts(r.timestamp) >= _ts(end) if older else _ts(r.timestamp) <= _ts(end))]
-        offset = int(params.get("rvcontinue") or 0)
+        offset = self._resume_at(revisions, params.get("rvcontinue"))
         limit = self.page_size if params.get("rvlimit", "1") == "max" else min(int(params.get("rvlimit", "1")), self.page_size)
         chunk = revisions[offset:offset + limit]
         props = set(params.get("rvprop", "ids|timestamp").split("|"))
         page = {"pageid": 1, "ns": 0, "title": title, "revisions": [self._rev(r, props, params) for r in chunk]}
         answer: dict[str, Any] = {"query": {**query, "pages": [page]}}
         if offset + limit < len(revisions):
-            answer["continue"] = {"rvcontinue": str(offset + limit), "continue": "||"}
+            following = revisions[offset + limit]  # the real API resumes at 'timestamp|revid' of the next revision
+            stamp = following.timestamp.replace("-", "").replace(":", "").replace("T", "").rstrip("Z")
+            answer["continue"] = {"rvcontinue": f"{stamp}|{following.revid}", "continue": "||"}
         else:
             answer["batchcomplete"] = True
         return Reply.json(answer)
+
+    @staticmethod
+    def _resume_at(revisions: list[WikiRevision], token: str | None) -> int:
+        if not token:
+            return 0
+        stamp, _, revid = token.partition("|")
+        if not (stamp.isdigit() and revid.isdigit()):
+            raise ValueError(f"badcontinue: {token!r} is not 'timestamp|revid'")
+        return next((i for i, r in enumerate(revisions) if r.revid == int(revid)), len(revisions))
 
     @staticmethod
     def _rev(rev: WikiRevision, props: set[str], params: dict[str, str]) -> dict[str, Any]:
@@ -143,7 +156,9 @@ class MediaWikiDouble:
         if "ids" in props:
             out.update(revid=rev.revid, parentid=rev.revid - 1)
         for name in ("timestamp", "user", "size", "comment"):
-            if name in props:
+            if name in props and name in rev.hidden:
+                out[f"{name}hidden"] = True
+            elif name in props:
                 out[name] = getattr(rev, name)
         if "content" in props and params.get("rvslots") == "main":
             out["slots"] = {"main": {"contentmodel": "wikitext", "content": rev.html}}

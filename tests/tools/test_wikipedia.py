@@ -112,3 +112,15 @@ def test_empty_api_url_removes_the_tools_with_a_reason():
     with pytest.raises(MissingDependency) as caught:
         make_wikipedia_tools(load_settings(WIKIPEDIA_API_URL=""))
     assert caught.value.tools == ["wikipedia_page", "wikipedia_revisions"] and "WIKIPEDIA_API_URL" in caught.value.reason
+
+
+def test_suppressed_users_and_comments_are_shown_as_hidden():
+    # The real API's answer for a suppressed field: `userhidden: true` / `commenthidden: true`, no value.
+    revisions = [WikiRevision(201, "2020-01-02T00:00:00Z", "Vandal", "<p>x</p>", "abuse", hidden=frozenset({"user", "comment"})),
+                 WikiRevision(200, "2020-01-01T00:00:00Z", "Ann", "<p>x</p>", "created")]
+    with LocalWebServer({"/w/api.php": MediaWikiDouble({"Quiet page": revisions}, page_size=1)}) as server:
+        tools = {t.name: t for t in make_wikipedia_tools(load_settings(WIKIPEDIA_API_URL=server.url("/w/api.php")))}
+        out = tools["wikipedia_revisions"].invoke({"title": "Quiet page"})
+    lines = out.splitlines()
+    assert lines[0] == "2 revisions" and "Vandal" not in out and "abuse" not in out
+    assert lines[2] == "2020-01-02T00:00:00Z  rev 201  (hidden)  8 bytes" and "Ann" in lines[3]

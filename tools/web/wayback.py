@@ -3,6 +3,13 @@
 The availability API at WAYBACK_API_URL (an operator setting, trusted as configured) names the
 snapshot (`?url=…&timestamp=YYYYMMDD`); the snapshot itself is an untrusted URL and is downloaded
 like any page (tools.fetch: blocked domains, every hop's address checked) into the run's page cache.
+
+The capture is read raw (`/web/<ts>id_/<url>`: the page as the site served it), then its links are
+resolved against the archived page's own URL and wrapped as `/web/<ts>/<url>`, so following one
+stays in the archive near that date. The archive's own statuses are read: an availability answer
+whose `status` is an error, or a replayed error (a 4xx/5xx with `Memento-Datetime`), is an archived
+error page ("try another date"), not a live failure; the header names the capture actually read
+after the archive's redirects; an empty availability answer is asked once more.
 """
 
 from __future__ import annotations
