@@ -216,6 +216,14 @@ def _flatten_cells(root: object) -> None:
         for block in list(cell.iter("ul", "ol", "li", "p", "div", "dl", "dd", "dt")):
             block.tail = " " + (block.tail or "")
             block.drop_tag()
+        for node in cell.iter():  # one line per cell: the layout's newlines and indentation go
+            node.text = _one_line(node.text)
+            if node is not cell:
+                node.tail = _one_line(node.tail)
+
+
+def _one_line(text: str | None) -> str | None:
+    return re.sub(r"\s*\n\s*|\s{2,}", " ", text) if text else text
 
 
 def _tokenise_links(root: object, prepared: Prepared) -> None:
