@@ -90,8 +90,9 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
     def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
         """Fetch a web page (http or https) and return its text as markdown, one page of it at a time.
 
-        Links are kept as [text](URL) so you can follow them, images as ![alt](URL) so you can look at
-        them. PDFs are returned as text with their PDF page numbers ('--- Page N ---') and saved
+        Links are kept as [text](URL) so you can follow them (as [text](<URL>) when the URL holds
+        parentheses: the URL is what is inside the angle brackets), images as ![alt](URL) so you can
+        look at them. PDFs are returned as text with their PDF page numbers ('--- Page N ---') and saved
         locally. Every reply says "page N of M" and gives the call that reads the next page; use
         find_in_page to jump to a word instead of reading every page. Files that are not text (images,
         audio, spreadsheets) are saved locally and the reply says which tool opens them.
@@ -107,8 +108,9 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         """Find every place a word or phrase occurs in a web page or a file, with the text around it and its page number.
 
         Use it on a long page instead of reading every page: then read the page it names with
-        fetch_webpage(url, page=N) or read_file(path, page=N). Matching ignores case; when the exact
-        phrase does not occur, places where all its words occur close together are returned.
+        fetch_webpage(url, page=N) or read_file(path, page=N). Matching ignores case and searches the
+        text as read (not the addresses of links); when the exact phrase does not occur, places where
+        all its words occur close together are returned.
 
         Args:
             source: A web address (fetched if it was not read yet) or the path of a file (an attachment
