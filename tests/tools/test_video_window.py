@@ -1,0 +1,105 @@
+"""watch_video's window (a frame every second between start and end) and animated GIFs read frame by frame."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from config import load_settings
+from tests.support.media import _font, make_video
+from tools.errors import ToolFailure
+from tools.executor import run_tool
+from tools.routes import route_for
+from tools.video import make_video_tools
+from tools.video.window import MAX_WINDOW_FRAMES, parse_time, window_bounds, window_step
+
+needs_media = pytest.mark.skipif(not (shutil.which("ffmpeg") and shutil.which("tesseract")),
+                                 reason="ffmpeg and tesseract are required")
+GIF_TEXTS = ("WAIT", "SET", "READY", "ANSWER 73", "DONE")
+GIF_MS = (200, 300, 500, 700, 400)
+
+
+def counter_video(path: Path, seconds: int = 12) -> Path:
+    """A silent video whose big number changes every second: 'CODE 40' during 0:00, 'CODE 41' during 0:01 and so on."""
+    return make_video(path, slides=tuple(f"CODE {40 + k}" for k in range(seconds)), speech=None, slide_seconds=1)
+
+
+def answer_gif(path: Path) -> Path:
+    """An animated GIF whose fourth frame (shown 1.00–1.70 s) holds the answer."""
+    from PIL import Image, ImageDraw
+
+    frames = []
+    for text in GIF_TEXTS:
+        image = Image.new("RGB", (480, 200), "white")
+        ImageDraw.Draw(image).text((40, 60), text, fill="black", font=_font(64))
+        frames.append(image)
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=list(GIF_MS), loop=0)
+    return path
+
+
+def _watch(source: Path, **args: str):
+    settings = load_settings(VISION_MODEL_NAME="none", TOOL_TIMEOUT=60)
+    tool = make_video_tools(settings)[0]
+    return run_tool(tool, {"source": str(source), **args}, settings,
+                    config={"configurable": {"attachments": [str(source)]}})
+
+
+def test_times_are_read_as_m_ss_or_seconds():
+    assert parse_time("1:05", "start") == 65 and parse_time("65", "start") == 65
+    assert parse_time("0:01:05.5", "end") == 65.5 and parse_time("", "end") is None
+    with pytest.raises(ToolFailure, match="1:05"):
+        parse_time("a minute in", "start")
+    with pytest.raises(ToolFailure, match="59"):
+        parse_time("1:75", "start")
+
+
+def test_a_window_gets_a_frame_a_second_up_to_thirty():
+    assert window_step(5, 8) == 1.0 and window_step(0, MAX_WINDOW_FRAMES - 1) == 1.0
+    step = window_step(0, 59)
+    assert round(59 / step) + 1 == MAX_WINDOW_FRAMES  # evenly spread past thirty
+    assert window_bounds(5, 100, 12.0) == (5, 11.95)
+    with pytest.raises(ToolFailure, match="past the end"):
+        window_bounds(20, None, 12.0)
+    with pytest.raises(ToolFailure, match="before start"):
+        window_bounds(8, 5, 12.0)
+
+
+@pytest.fixture(scope="module")
+def counter(tmp_path_factory):
+    return counter_video(tmp_path_factory.mktemp("window") / "counter.mp4")
+
+
+@needs_media
+@pytest.mark.integration
+def test_each_second_of_the_window_shows_its_own_number(counter):
+    out = _watch(counter, start="0:05", end="8")
+    assert out.ok, out.output
+    assert "4 frames from 0:05 to 0:08, one every second" in out.output
+    for second in range(5, 9):
+        line = next(line for line in out.output.splitlines() if line.startswith(f"[0:0{second}]"))
+        assert str(40 + second) in re.sub(r"\D+", " ", line.split("]", 1)[1]).split(), line
+    assert "[0:04]" not in out.output and "[0:09]" not in out.output  # the window is inclusive, and only it
+
+
+@needs_media
+@pytest.mark.integration
+def test_a_gif_is_read_frame_by_frame_with_display_times(tmp_path):
+    gif = answer_gif(tmp_path / "signal.gif")
+    out = _watch(gif)
+    assert out.ok, out.output
+    assert "an animated GIF of 2.10 s: 5 distinct frames" in out.output
+    fourth = next(line for line in out.output.splitlines() if line.startswith("Frame 4 [0:01.00–0:01.70]"))
+    assert "73" in fourth and "Frame 1 [0:00.00–0:00.20]" in out.output
+    later = _watch(gif, start="1.2", end="1.5")
+    assert later.ok and "Frame 4 [" in later.output and "Frame 5" not in later.output
+
+
+def test_gif_attachments_route_to_watch_video(tmp_path):
+    gif = tmp_path / "anim.gif"
+    gif.write_bytes(b"GIF89a")
+    assert route_for(gif, ["watch_video", "analyze_image"]).tool == "watch_video"
+    assert "frame by frame" in route_for(gif, ["watch_video"]).instruction
+    assert route_for(gif, ["analyze_image", "image_ocr"]).tool == "analyze_image"  # no video tool: a still look
