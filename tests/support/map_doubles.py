@@ -126,3 +126,14 @@ class OverpassDouble:
         if self.remark:
             body["remark"] = self.remark
         return Reply.json(body)
+
+
+class AnyPath(dict):
+    """LocalWebServer routes where every path goes to one handler (OSRM puts the coordinates in the path)."""
+
+    def __init__(self, handler: Callable[[Request], Reply]) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def get(self, path: str, default: Any = None) -> Any:
+        return self.handler

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from config import load_settings
-from tests.support.map_doubles import NominatimDouble, NominatimPlace, OsrmDemoDouble, OverpassDouble
+from tests.support.map_doubles import AnyPath, NominatimDouble, NominatimPlace, OsrmDemoDouble, OverpassDouble
 from tests.support.web_server import LocalWebServer
 from tools.errors import ToolFailure
 from tools.registry import build_registry
@@ -42,22 +42,11 @@ def maps():
     overpass = OverpassDouble(STATIONS, distance_m)
     with LocalWebServer({"/search": nominatim}) as n_server, LocalWebServer({}) as o_server, \
             LocalWebServer({"/api/interpreter": overpass}) as p_server:
-        o_server.routes = _AnyPath(osrm)
+        o_server.routes = AnyPath(osrm)
         settings = load_settings(NOMINATIM_URL=n_server.base, OSRM_URL=o_server.base,
                                  OVERPASS_URL=p_server.url("/api/interpreter"), HTTP_USER_AGENT="maps-test/1.0 (x@y)")
         tools = {t.name: t for t in make_map_tools(settings)}
         yield tools, nominatim, osrm, overpass, n_server
-
-
-class _AnyPath(dict):
-    """Every path served by one handler (OSRM puts the coordinates in the path)."""
-
-    def __init__(self, handler):
-        super().__init__()
-        self.handler = handler
-
-    def get(self, path, default=None):
-        return self.handler
 
 
 def test_geocode_lists_matches_with_type_and_coordinates(maps):
