@@ -22,21 +22,24 @@ from evaluation.dataset import load_split
 from evaluation.runner import RunConfig, run_batch
 from tests.support.downloads import large_pdf, roster_csv, roster_total
 from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
-from tests.support.map_doubles import AnyPath, NominatimDouble, OsrmDemoDouble, OverpassDouble
+from tests.support.map_doubles import ALEX, GATE, STATIONS, AnyPath, NominatimDouble, OsrmDemoDouble, OverpassDouble
+from tests.support.moving_pictures import answer_gif, counter_video
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
 from tests.support.scholarly_doubles import (
+    COMMA_TITLE,
+    ORCID_ID,
+    PLOS_DOI,
     PLOS_ONE_MESSAGE,
     OpenAlexDouble,
     PrefixRoutes,
     crossref_double,
     openalex_entity,
     orcid_double,
+    orcid_summary,
+    sample_works,
 )
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
-from tests.tools.test_maps import ALEX, GATE, STATIONS
-from tests.tools.test_scholarly import COMMA_TITLE, ORCID_ID, PLOS_DOI, _works
-from tests.tools.test_video_window import answer_gif, counter_video
 from tools.web.geocoding import distance_m
 
 Plan = Callable[[list[str], str], Reply]
@@ -123,12 +126,10 @@ def model_for(site: str) -> Callable[[dict], Reply]:
 
 @pytest.fixture(scope="module")
 def services():
-    alex = OpenAlexDouble(_works(), authors=[openalex_entity("A7", "Ada Lovelace")],
+    alex = OpenAlexDouble(sample_works(), authors=[openalex_entity("A7", "Ada Lovelace")],
                           sources=[openalex_entity("S2", "Journal of Fish Biology")])
     jats = {**PLOS_ONE_MESSAGE, "DOI": "10.1111/jfb.99999", "title": [COMMA_TITLE],
             "abstract": "<jats:p>Catches peak <jats:italic>two</jats:italic> hours after high tide.</jats:p>"}
-    from tests.support.scholarly_doubles import orcid_summary
-
     groups = [[orcid_summary(n, f"Work {n}", str(2000 + n), "journal-article", "J", f"10.1/{n}", "Crossref")]
               for n in range(3)]
     with ExitStack() as stack:

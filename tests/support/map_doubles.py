@@ -137,3 +137,25 @@ class AnyPath(dict):
 
     def get(self, path: str, default: Any = None) -> Any:
         return self.handler
+
+
+# Berlin, as Nominatim and OpenStreetMap know it (coordinates of the real places).
+GATE = NominatimPlace(("brandenburg",), "Brandenburger Tor",
+                      "Brandenburger Tor, Pariser Platz, Mitte, Berlin, 10117, Deutschland", "tourism", "attraction",
+                      52.5162746, 13.3777041)
+ALEX = NominatimPlace(("alexanderplatz",), "Alexanderplatz", "Alexanderplatz, Mitte, Berlin, 10178, Deutschland",
+                      "highway", "pedestrian", 52.5219814, 13.4132051)
+ALEX_BUS = NominatimPlace(("alexanderplatz",), "S+U Alexanderplatz Bhf", "S+U Alexanderplatz Bhf/Dircksenstraße, "
+                          "Mitte, Berlin, Deutschland", "highway", "bus_stop", 52.5225, 13.4118)
+STATIONS = [
+    {"type": "node", "id": 1001, "lat": 52.5140, "lon": 13.4370, "tags": {"railway": "station",
+                                                                          "name": "Ostbahnhof"}},
+    {"type": "way", "id": 2002, "_center": (52.5150, 13.4180), "nodes": [1, 2, 3],
+     "tags": {"railway": "station", "name": "Jannowitzbrücke"}},
+    {"type": "relation", "id": 3003, "_center": (52.5216, 13.4110),
+     "members": [{"type": "way", "ref": 9, "role": "outer"}], "tags": {"railway": "station",
+                                                                       "name": "Berlin Alexanderplatz"}},
+    {"type": "node", "id": 1004, "lat": 52.5230, "lon": 13.4140, "tags": {"amenity": "library",
+                                                                          "name": "Stadtbibliothek"}},
+    {"type": "node", "id": 1005, "lat": 52.6000, "lon": 13.5000, "tags": {"railway": "station", "name": "Far away"}},
+]

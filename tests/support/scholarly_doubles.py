@@ -259,3 +259,24 @@ def orcid_double(orcid: str, given: str, family: str, groups: list[list[dict[str
          "external-ids": {"external-id": summaries[0]["external-ids"]["external-id"]}, "work-summary": summaries}
         for summaries in groups], "path": f"/{orcid}/works"}
     return {f"/{orcid}/person": Reply.json(person), f"/{orcid}/works": Reply.json(works)}
+
+
+PLOS_DOI = "10.1371/journal.pone.0033693"
+PLOS_ABSTRACT = ("Methylphenidate (MPH) is a psychostimulant that is widely prescribed to treat the symptoms of "
+                 "attention deficit hyperactivity disorder and the drug is also used to enhance cognition.")
+COMMA_TITLE = "Rivers, tides, and the timing of estuarine fisheries"
+ORCID_ID = "0000-0002-1825-0097"  # ORCID's documented example iD (Josiah Carberry)
+
+
+def sample_works() -> list[dict[str, Any]]:
+    """The PLOS ONE paper, thirty near-namesakes by another Ada, and the paper with a comma in its title."""
+    plos = openalex_work("W2028412931", PLOS_ONE_MESSAGE["title"][0], 2012,
+                         [("A1", "Shankar Sadasivan"), ("A2", "Richard J. Smeyne")], ("S202381698", "PLoS ONE"),
+                         doi=PLOS_DOI, abstract=PLOS_ABSTRACT, cited_by=67,
+                         oa_pdf="https://journals.plos.org/plosone/article/file?id=10.1371/journal.pone.0033693")
+    fillers = [openalex_work(f"W90{i:03d}", f"{COMMA_TITLE}: part {i + 1}", 2001 + i % 20,
+                             [("A9", "Ada Lovelace-Byron")], ("S1", "Estuaries"), cited_by=100 + i) for i in range(30)]
+    target = openalex_work("W777", COMMA_TITLE, 2017, [("A7", "Ada Lovelace")], ("S2", "Journal of Fish Biology"),
+                           doi="10.1111/jfb.99999", abstract="Fisheries follow the tides.", cited_by=5,
+                           biblio={"volume": "91", "issue": "2", "first_page": "301", "last_page": "318"})
+    return [plos, *fillers, target]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from config import load_settings
-from tests.support.map_doubles import AnyPath, NominatimDouble, NominatimPlace, OsrmDemoDouble, OverpassDouble
+from tests.support.map_doubles import ALEX, ALEX_BUS, GATE, STATIONS, AnyPath, NominatimDouble, OsrmDemoDouble, OverpassDouble
 from tests.support.web_server import LocalWebServer
 from tools.errors import ToolFailure
 from tools.registry import build_registry
@@ -13,26 +13,6 @@ from tools.web import make_map_tools
 from tools.web.geocoding import distance_m
 from tools.web.overpass import tag_for
 from tools.web.service import MinInterval
-
-GATE = NominatimPlace(("brandenburg",), "Brandenburger Tor",
-                      "Brandenburger Tor, Pariser Platz, Mitte, Berlin, 10117, Deutschland", "tourism", "attraction",
-                      52.5162746, 13.3777041)
-ALEX = NominatimPlace(("alexanderplatz",), "Alexanderplatz", "Alexanderplatz, Mitte, Berlin, 10178, Deutschland",
-                      "highway", "pedestrian", 52.5219814, 13.4132051)
-ALEX_BUS = NominatimPlace(("alexanderplatz",), "S+U Alexanderplatz Bhf", "S+U Alexanderplatz Bhf/Dircksenstraße, "
-                          "Mitte, Berlin, Deutschland", "highway", "bus_stop", 52.5225, 13.4118)
-STATIONS = [
-    {"type": "node", "id": 1001, "lat": 52.5140, "lon": 13.4370, "tags": {"railway": "station",
-                                                                          "name": "Ostbahnhof"}},
-    {"type": "way", "id": 2002, "_center": (52.5150, 13.4180), "nodes": [1, 2, 3],
-     "tags": {"railway": "station", "name": "Jannowitzbrücke"}},
-    {"type": "relation", "id": 3003, "_center": (52.5216, 13.4110),
-     "members": [{"type": "way", "ref": 9, "role": "outer"}], "tags": {"railway": "station",
-                                                                       "name": "Berlin Alexanderplatz"}},
-    {"type": "node", "id": 1004, "lat": 52.5230, "lon": 13.4140, "tags": {"amenity": "library",
-                                                                          "name": "Stadtbibliothek"}},
-    {"type": "node", "id": 1005, "lat": 52.6000, "lon": 13.5000, "tags": {"railway": "station", "name": "Far away"}},
-]
 
 
 @pytest.fixture(scope="module")

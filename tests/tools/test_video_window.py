@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from config import load_settings
-from tests.support.media import _font, make_video
+from tests.support.moving_pictures import answer_gif, counter_video
 from tools.errors import ToolFailure
 from tools.executor import run_tool
 from tools.routes import route_for
@@ -18,26 +18,6 @@ from tools.video.window import MAX_WINDOW_FRAMES, parse_time, window_bounds, win
 
 needs_media = pytest.mark.skipif(not (shutil.which("ffmpeg") and shutil.which("tesseract")),
                                  reason="ffmpeg and tesseract are required")
-GIF_TEXTS = ("WAIT", "SET", "READY", "ANSWER 73", "DONE")
-GIF_MS = (200, 300, 500, 700, 400)
-
-
-def counter_video(path: Path, seconds: int = 12) -> Path:
-    """A silent video whose big number changes every second: 'CODE 40' during 0:00, 'CODE 41' during 0:01 and so on."""
-    return make_video(path, slides=tuple(f"CODE {40 + k}" for k in range(seconds)), speech=None, slide_seconds=1)
-
-
-def answer_gif(path: Path) -> Path:
-    """An animated GIF whose fourth frame (shown 1.00–1.70 s) holds the answer."""
-    from PIL import Image, ImageDraw
-
-    frames = []
-    for text in GIF_TEXTS:
-        image = Image.new("RGB", (480, 200), "white")
-        ImageDraw.Draw(image).text((40, 60), text, fill="black", font=_font(64))
-        frames.append(image)
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=list(GIF_MS), loop=0)
-    return path
 
 
 def _watch(source: Path, **args: str):
@@ -60,7 +40,7 @@ def test_a_window_gets_a_frame_a_second_up_to_thirty():
     assert window_step(5, 8) == 1.0 and window_step(0, MAX_WINDOW_FRAMES - 1) == 1.0
     step = window_step(0, 59)
     assert round(59 / step) + 1 == MAX_WINDOW_FRAMES  # evenly spread past thirty
-    assert window_bounds(5, 100, 12.0) == (5, 11.95)
+    assert window_bounds(5, 100, 12.0) == (5, 11.95) and window_bounds(2, None, 100.0) == (2, 31)
     with pytest.raises(ToolFailure, match="past the end"):
         window_bounds(20, None, 12.0)
     with pytest.raises(ToolFailure, match="before start"):

@@ -44,7 +44,7 @@ def parse_time(text: str, name: str) -> float | None:
 def window_bounds(start: float | None, end: float | None, duration: float | None) -> tuple[float, float]:
     """The inclusive window [start, end], clamped to the video; ToolFailure when it is empty or past the end."""
     first = start or 0.0
-    last = end if end is not None else (duration if duration else first + MAX_WINDOW_FRAMES - 1)
+    last = end if end is not None else first + MAX_WINDOW_FRAMES - 1  # no end: thirty seconds, a frame each
     if duration:
         if first >= duration:
             raise ToolFailure(f"start {clock(first)} is past the end of the video ({clock(duration)}). Pick a "
