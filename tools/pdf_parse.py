@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tools.errors import ToolFailure
-from tools.paging import Document, run_cache
+from tools.paging import Document, find, run_cache
 from tools.workspace import Workspace
 
 
@@ -92,9 +92,22 @@ def pdf_document(work: Workspace, path: Path, label: str, next_call: str, max_ch
         return doc
     text, pages = parse.text()
     call = next_call.replace("{page}", "N")
-    note = (f"\n…[PDF pages 1–{pages} parsed so far; the rest of this long PDF is still being parsed (parsing goes "
-            f"on between calls, so no call runs past TOOL_TIMEOUT). Call {call} again, or find_in_page, to read on]")
-    return Document(name, text + note, next_call, max_chars, head=head, provisional=True)
+    note = (f"(a long PDF still being parsed: PDF pages 1–{pages} so far; parsing goes on between calls, so no call "
+            f"runs past TOOL_TIMEOUT. Call {call} or find_in_page again to read on)")
+    return Document(name, text, next_call, max_chars, head=f"{head}\n{note}".strip(), provisional=True)
+
+
+def find_in(doc: Document, query: str) -> str:
+    """`find` over `doc`; in a PDF still being parsed, a miss says the rest is not parsed yet."""
+    try:
+        found = find(doc, query)
+    except ToolFailure as exc:
+        if not doc.provisional or exc.kind != "no_results":
+            raise
+        raise ToolFailure(f"{query!r} does not occur in the pages of {doc.source} parsed so far; the rest of this long "
+                          "PDF is still being parsed. Call find_in_page again in a moment.", "no_results") from None
+    return found + ("\n(the PDF is still being parsed: later pages are not searched yet; call again to search them)"
+                    if doc.provisional else "")
 
 
 def read_page(doc: Document, page: int) -> str:

@@ -120,7 +120,7 @@ def test_a_long_pdf_is_parsed_across_calls_without_losing_pages(tmp_path, big_pd
     with Workspace(tmp_path / "work", 2**26) as work:
         early = pdf_document(work, path, "tithes.pdf", f'parse_pdf(path="{path}", page={{page}})', 4000,
                              deadline=time.monotonic())  # this call may not wait at all
-        assert early.provisional and "still being parsed" in early.text
+        assert early.provisional and "still being parsed" in early.head
         assert pdf_parse(work, path, "tithes.pdf").wait(time.monotonic() + 120)
         full = pdf_document(work, path, "tithes.pdf", f'parse_pdf(path="{path}", page={{page}})', 4000,
                             deadline=time.monotonic())
@@ -137,3 +137,21 @@ def test_parse_pdf_failures_stay_clear(tmp_path, run):
     assert not outcome.ok and outcome.error_kind == "corrupt_file"
     with pytest.raises(ToolFailure):
         tool.func(path=str(tmp_path / "missing.pdf"), config=run)
+
+
+@pytest.mark.integration
+def test_parse_pdf_on_a_long_pdf_answers_within_tool_timeout_every_call(tmp_path, run):
+    path = tmp_path / "survey.pdf"
+    path.write_bytes(large_pdf(100, {96: LATE_FACT}, pad_mb=0.1))
+    settings = load_settings(TOOL_TIMEOUT=3, MAX_FILE_SIZE=4000)
+    tools = {t.name: t for t in make_pdf_tools(settings) + make_web_tools(settings)}
+    replies = []
+    for _ in range(120):  # each call waits at most its own budget; the parse goes on between calls
+        outcome = run_tool(tools["parse_pdf"], {"path": str(path)}, settings, run)
+        assert outcome.ok, outcome.output  # the executor's TOOL_TIMEOUT was never reached
+        replies.append(outcome.output)
+        if "still being parsed" not in outcome.output:
+            break
+    assert "still being parsed" in replies[0] and "still being parsed" not in replies[-1]
+    found = run_tool(tools["find_in_page"], {"source": str(path), "query": "Wendlebury"}, settings, run)
+    assert found.ok and "(PDF p. 96)" in found.output

@@ -19,9 +19,9 @@ from config import Settings
 from tools.context import ToolContext
 from tools.fetch import check_url, download, page_text
 from tools.netguard import NetPolicy
-from tools.paging import Document, file_document, find, latest_reading, run_cache
+from tools.paging import Document, file_document, latest_reading, run_cache
 from tools.paths import human_size, resolve_path
-from tools.pdf_parse import pdf_document, read_page
+from tools.pdf_parse import find_in, pdf_document, read_page
 from tools.search import blocked_prefixes
 from tools.workspace import Workspace
 
@@ -69,7 +69,7 @@ class WebReader:
                 path, head = content.pdf, head_prefix + content.head
                 pdfs[target] = (path, head)
             return pdf_document(work, path, f"PDF ({human_size(path.stat().st_size)})", f'fetch_webpage(url="{target}", page={{page}})',
-                                self.max_chars, started + self.timeout_s - 0.5, source=target, head=head)
+                                self.max_chars, started + self.timeout_s - 1.0, source=target, head=head)
 
         return cache.get_or_make(f"url:{target}", make)
 
@@ -82,7 +82,7 @@ class WebReader:
             return found
         if path.suffix.lower() == ".pdf":
             return pdf_document(work, path, path.name, f'parse_pdf(path="{path}", page={{page}})', self.max_chars,
-                                time.monotonic() + self.timeout_s - 0.5)
+                                time.monotonic() + self.timeout_s - 1.0)
         return file_document(work, path, "read_file", lambda: read_path(path, workspace=work), self.max_chars)
 
 
@@ -131,6 +131,6 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         ctx = ToolContext.of(config)
         raw = (source or "").strip()
         doc = reader.document(raw, ctx.work) if looks_like_url(raw) else reader.file(resolve_path(raw, config), ctx.work)
-        return find(doc, query)
+        return find_in(doc, query)
 
     return [fetch_webpage, find_in_page]
