@@ -66,9 +66,10 @@ def services(servers):
 
 
 def _tools(services, **overrides):
-    settings = load_settings(OPENALEX_API_URL=services["oa"].base, CROSSREF_API_URL=services["cr"].base,
-                             UNPAYWALL_API_URL=services["up"].base, ORCID_API_URL=services["orcid"].base,
-                             HTTP_USER_AGENT="test-agent/1.0 (mailto:ops@example.org)", **overrides)
+    values = {"OPENALEX_API_URL": services["oa"].base, "CROSSREF_API_URL": services["cr"].base,
+              "UNPAYWALL_API_URL": services["up"].base, "ORCID_API_URL": services["orcid"].base,
+              "HTTP_USER_AGENT": "test-agent/1.0 (mailto:ops@example.org)"}
+    settings = load_settings(**{**values, **overrides})
     return {t.name: t for t in make_scholarly_tools(settings) + make_orcid_tools(settings)}
 
 
@@ -170,3 +171,16 @@ def test_an_empty_setting_removes_its_tools_with_the_reason():
     assert "scholarly_search" not in registry.names and "orcid_works" not in registry.names
     assert "OPENALEX_API_URL is empty" in registry.missing["paper_lookup"]
     assert "ORCID_API_URL is empty" in registry.missing["orcid_works"]
+
+
+def test_a_failing_service_is_named_with_what_to_try(services):
+    from tests.support.web_server import Reply
+
+    busy = {"/works/": Reply(503, "<html><body>Service Temporarily Unavailable</body></html>", "text/html")}
+    with LocalWebServer(PrefixRoutes(busy)) as down:
+        tools = _tools(services, CROSSREF_API_URL=down.base)
+        with pytest.raises(ToolFailure, match=r"Crossref \(http://127\.0\.0\.1:\d+\) answered HTTP 503 "
+                                              r"\(Service Temporarily Unavailable\)\. Try again later, or use web_search"):
+            tools["paper_lookup"].func(doi_or_title=PLOS_DOI)
+    with pytest.raises(ToolFailure, match="year must be a year"):
+        _tools(services)["scholarly_search"].func(query="x", year="19th century")
