@@ -9,6 +9,7 @@ becomes a ToolFailure naming the service and what to try instead.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -98,7 +99,7 @@ def _detail(response: httpx.Response) -> str:
     try:
         body = response.json()
     except ValueError:
-        return " ".join(response.text.split())[:160] or response.reason_phrase
+        return " ".join(re.sub(r"<[^>]+>", " ", response.text).split())[:160] or response.reason_phrase
     if isinstance(body, dict):
         for key in ("message", "error", "developer-message", "user-message", "remark"):
             value = body.get(key)
