@@ -83,3 +83,17 @@ def test_gif_attachments_route_to_watch_video(tmp_path):
     assert route_for(gif, ["watch_video", "analyze_image"]).tool == "watch_video"
     assert "frame by frame" in route_for(gif, ["watch_video"]).instruction
     assert route_for(gif, ["analyze_image", "image_ocr"]).tool == "analyze_image"  # no video tool: a still look
+
+
+def test_a_long_gif_shows_thirty_frames_evenly_and_says_so(tmp_path):
+    from PIL import Image
+
+    from tools.video.window import MAX_GIF_FRAMES, gif_frames
+
+    frames = [Image.new("RGB", (40, 40), (6 * k, 255 - 6 * k, 100)) for k in range(40)]
+    frames[0].save(tmp_path / "long.gif", save_all=True, append_images=frames[1:], duration=50, loop=0)
+    shown, total, how = gif_frames(tmp_path / "long.gif", None, None)
+    assert len(shown) == MAX_GIF_FRAMES and round(total, 2) == 2.0
+    assert shown[0].number == 1 and shown[-1].number == 40 and "40 distinct frames in all" in how
+    window, _, _ = gif_frames(tmp_path / "long.gif", 1.0, 1.2)
+    assert [f.number for f in window] == [21, 22, 23, 24, 25]  # frames shown 1.00–1.25 s

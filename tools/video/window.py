@@ -98,13 +98,13 @@ def gif_frames(file: Path, first: float | None, last: float | None) -> tuple[lis
         raise ToolFailure(f"{file.name} cannot be read as a GIF ({exc}). Try analyze_image or read_file on it.",
                           "corrupt_file") from None
     frames: list[Keyframe] = []
-    at, shown = 0.0, 0
+    at_ms, shown = 0, 0  # whole milliseconds, as GIFs count them: no drift over hundreds of frames
     with gif:
         for number, frame in enumerate(ImageSequence.Iterator(gif), start=1):
-            seconds = max(0.02, float(frame.info.get("duration") or 100) / 1000)  # browsers show 0 ms as ~100 ms
+            shown_ms = max(20, int(frame.info.get("duration") or 100))  # browsers show 0 ms as ~100 ms
             image = frame.convert("RGB")
-            start, end = at, at + seconds
-            at = end
+            start, end = at_ms / 1000, (at_ms + shown_ms) / 1000
+            at_ms += shown_ms
             if (first is not None and end <= first) or (last is not None and start > last):
                 continue
             shown += 1
@@ -112,12 +112,14 @@ def gif_frames(file: Path, first: float | None, last: float | None) -> tuple[lis
                 frames[-1].until = end
                 continue
             frames.append(Keyframe(start, image, until=end, number=number))
-    total = at
-    if len(frames) > MAX_GIF_FRAMES:
-        keep = [round(k * (len(frames) - 1) / (MAX_GIF_FRAMES - 1)) for k in range(MAX_GIF_FRAMES)]
+    total, distinct = at_ms / 1000, len(frames)
+    if distinct > MAX_GIF_FRAMES:
+        keep = [round(k * (distinct - 1) / (MAX_GIF_FRAMES - 1)) for k in range(MAX_GIF_FRAMES)]
         frames = [frames[k] for k in keep]
     how = (f"an animated GIF of {total:.2f} s: {len(frames)} distinct frames shown, each with the times it is on "
-           f"screen" + (f" (of {shown} in the window)" if first is not None or last is not None else ""))
+           f"screen" + (f" (of {shown} in the window)" if first is not None or last is not None else "")
+           + (f"; {distinct} distinct frames in all, so every {distinct / MAX_GIF_FRAMES:.1f}th is shown: pass "
+              "start/end to see the others" if distinct > MAX_GIF_FRAMES else ""))
     return frames, total, how
 
 
