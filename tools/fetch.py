@@ -5,12 +5,18 @@ parse_pdf parser; other text types are decoded; binaries (images, audio, spreads
 are saved to the workspace with a pointer to the tool that reads them. Downloads are size-capped
 blocked domains (GAIA answer mirrors) are refused, and every hop is checked by tools.netguard
 (public addresses only) before it is requested.
+
+Files (everything but HTML pages) stream into the run's workspace up to MAX_DOWNLOAD_MB: a
+`Content-Length` past it is refused before reading, a stream that passes it is cut, and the reply
+says the size and the limit. A saved file is named from the URL, else from `Content-Disposition`
+(export URLs); text, CSV, TSV, JSON and XML files are shown AND saved, so run_python can open them.
 """
 
 from __future__ import annotations
 
 import functools
 import mimetypes
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +48,12 @@ class Download:
     body: bytes
     truncated: bool
     charset: str | None = None
+    file: Path | None = None
+    """Where the body was streamed in the run's workspace (files, not HTML pages)."""
+    disposition: str = ""
+    """The file name the server gave in Content-Disposition, if any."""
+    limit: int = 0
+    """The byte limit the download ran under."""
 
 
 def check_url(url: str, blocked: list[str]) -> str:
@@ -70,8 +82,12 @@ def check_url(url: str, blocked: list[str]) -> str:
 
 
 def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES,
-             policy: NetPolicy | None = None, user_agent: str = USER_AGENT) -> Download:
-    """GET `url` (each redirect hop checked first) reading at most `max_bytes`; failures become ToolFailure."""
+             policy: NetPolicy | None = None, user_agent: str = USER_AGENT, workspace: Workspace | None = None,
+             max_file_bytes: int | None = None) -> Download:
+    """GET `url` (each redirect hop checked first) reading at most `max_bytes`; failures become ToolFailure.
+
+    With a `workspace`, a response that is not an HTML page streams into it instead, up to `max_file_bytes`.
+    """
     deadline = time.monotonic() + timeout_s
     headers = {"User-Agent": user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
     try:
@@ -80,6 +96,10 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
             if response.status_code >= 400:
                 raise ToolFailure(_status_message(response.status_code, response.reason_phrase, final,
                                                   response.headers.get("memento-datetime")), "http_error")
+            content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            if workspace is not None and "html" not in content_type:
+                return _stream_to_file(response, final, content_type, workspace,
+                                       max_file_bytes or max_bytes, deadline, timeout_s)
             chunks, size, truncated = [], 0, False
             for chunk in response.iter_bytes():
                 chunks.append(chunk)
@@ -90,13 +110,63 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
                 if time.monotonic() > deadline:
                     raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
                                       "Try a lighter page or another source.", "timeout")
-            content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated, response.charset_encoding)
+            return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated, response.charset_encoding,
+                            limit=max_bytes)
     except httpx.TimeoutException:
         raise ToolFailure(f"{url} did not answer within {timeout_s:.0f}s. Try again later or use another source.", "timeout") from None
     except httpx.HTTPError as exc:
         raise ToolFailure(f"could not connect to {url} ({type(exc).__name__}: {str(exc)[:120]}). Check the address, "
                           "or use web_search to find another source.", "network_error") from None
+
+
+def _stream_to_file(response: httpx.Response, url: str, content_type: str, workspace: Workspace, limit: int,
+                    deadline: float, timeout_s: float) -> Download:
+    """The body written chunk by chunk into the workspace (its disk budget reserved as it grows), cut at `limit`."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ToolFailure(f"{url} is {human_size(int(declared))} (its Content-Length), over the download limit of "
+                          f"{human_size(limit)} (MAX_DOWNLOAD_MB); it was not downloaded. Look for a smaller version, "
+                          "a summary page, or another source.", "size_limit")
+    disposition = disposition_name(response.headers.get("content-disposition", ""))
+    probe = Download(url, content_type, b"", False, disposition=disposition)
+    target = workspace.subdir("download") / _file_name(probe)
+    size, truncated = 0, False
+    with target.open("wb") as out:
+        for chunk in response.iter_bytes():
+            if size + len(chunk) > limit:
+                chunk, truncated = chunk[:limit - size], True
+            workspace.reserve(len(chunk), f"downloading {target.name}")
+            out.write(chunk)
+            size += len(chunk)
+            if truncated:
+                break
+            if time.monotonic() > deadline:
+                raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
+                                  "Try a smaller file or another source.", "timeout")
+    return Download(url, content_type, target.read_bytes(), truncated, response.charset_encoding, file=target,
+                    disposition=disposition, limit=limit)
+
+
+_DISPOSITION_STAR = re.compile(r"filename\*\s*=\s*([\w-]+)'[^']*'([^;]+)", re.IGNORECASE)
+_DISPOSITION = re.compile(r'filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))', re.IGNORECASE)
+
+
+def disposition_name(header: str) -> str:
+    """The file name in a Content-Disposition header (RFC 6266: filename* preferred), reduced to a safe base name."""
+    name = ""
+    star = _DISPOSITION_STAR.search(header or "")
+    if star:
+        try:
+            name = unquote(star.group(2).strip(), encoding=star.group(1), errors="replace")
+        except LookupError:  # an unknown charset name
+            name = unquote(star.group(2).strip())
+    else:
+        plain = _DISPOSITION.search(header or "")
+        if plain:
+            name = plain.group(1) if plain.group(1) is not None else plain.group(2)
+    name = Path(name.strip().strip('"').replace("\\", "/")).name  # never a path: only the last part
+    safe = "".join(c if c.isalnum() or c in "-_. ()" else "_" for c in name).strip(". ")
+    return safe[:100]
 
 
 def _check_hop(url: str, blocked: list[str]) -> None:
@@ -125,38 +195,47 @@ class PageText:
 
     head: str
     text: str
+    pdf: Path | None = None
+    """A PDF saved in the workspace: its text is parsed from there (tools.pdf_parse), `text` is empty."""
 
 
 def render(page: Download, workspace: Workspace | None = None) -> str:
     """The downloaded body as one text (head, then the whole text); see `page_text`."""
+    from tools.pdf import pdf_to_text
+
     content = page_text(page, workspace)
-    return content.head + "\n\n" + content.text
+    return content.head + "\n\n" + (pdf_to_text(content.pdf) if content.pdf is not None else content.text)
 
 
 def page_text(page: Download, workspace: Workspace | None = None, base_url: str | None = None,
               rewrite: Callable[[str], str] | None = None) -> PageText:
     """The downloaded body as text for the model (HTML with its links and images, PDF, text) or a pointer to a saved file.
 
-    Nothing is cut here: fetch_webpage pages the text. A PDF is also saved into the run's workspace so
-    parse_pdf and find_in_page can open it by path. HTML links resolve against `base_url` (default: the
-    final URL of the response) and then go through `rewrite` (an archive wraps them in capture URLs).
+    Nothing is cut here: fetch_webpage pages the text. A PDF is saved into the run's workspace (its
+    text is parsed from there, `PageText.pdf`) so parse_pdf and find_in_page can open it by path; so is a
+    text, CSV, TSV, JSON or XML file, so run_python can open it. HTML links resolve against `base_url`
+    (default: the final URL of the response) and then go through `rewrite` (an archive wraps them in capture URLs).
     """
-    from tools.pdf import pdf_to_text
-
     work = workspace or process_workspace()
     body = page.body
     if not body:
         raise ToolFailure(f"{page.url} returned an empty body (content type {page.content_type or 'unknown'}). "
                           "Try another source for the same information.", "empty_page")
     note = f"\n…[download stopped at {human_size(len(body))}; the rest of the page was not read]" if page.truncated else ""
+    if page.truncated and page.file is not None:
+        note = (f"\n…[download cut at {human_size(len(body))}, the download limit (MAX_DOWNLOAD_MB); the rest of the "
+                "file was not read]")
     path_part = urlsplit(page.url).path.lower()
     if page.content_type == "application/pdf" or body[:5] == b"%PDF-" or (path_part.endswith(".pdf") and not _is_texty(page)):
         if page.truncated:
-            raise ToolFailure(f"the PDF at {page.url} is larger than {human_size(len(body))}, the download limit. "
-                              "Look for a smaller version or an HTML page with the same content.", "size_limit")
-        text = pdf_to_text(body, label=f"PDF ({human_size(len(body))})")
+            if page.file is not None:
+                page.file.unlink(missing_ok=True)
+            raise ToolFailure(f"the PDF at {page.url} is larger than {human_size(len(body))}, the download limit "
+                              f"({human_size(page.limit or len(body))}, MAX_DOWNLOAD_MB); a cut PDF cannot be read. Look "
+                              "for a smaller version or an HTML page with the same content.", "size_limit")
         saved = _save(page, work, ".pdf")
-        return PageText(f"URL: {page.url}\nSaved to {saved} (parse_pdf and find_in_page open it by this path too)", text)
+        return PageText(f"URL: {page.url}\nSaved to {saved} ({human_size(len(body))}; parse_pdf and find_in_page open "
+                        "it by this path too)", "", pdf=saved)
     if "html" in page.content_type or (not page.content_type and b"<html" in body[:2000].lower()):
         html = _decode(page)
         title = html_title(html)
@@ -164,7 +243,7 @@ def page_text(page: Download, workspace: Workspace | None = None, base_url: str 
         head = f"URL: {page.url}" + (f"\nTitle: {title}" if title else "")
         return PageText(head, (text or "(no readable text found on the page; it may need JavaScript)") + note)
     if _is_texty(page):
-        return PageText(f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}", clean_text(_decode(page)) + note)
+        return PageText(_saved_head(page, work), clean_text(_decode(page)) + note)
     return _save_binary(page, work)
 
 
@@ -182,8 +261,22 @@ def _is_texty(page: Download) -> bool:
     return page.content_type.startswith(_TEXT_TYPES) or page.content_type.endswith(("+json", "+xml"))
 
 
+_DATA_SUFFIX = {"text/csv": ".csv", "text/tab-separated-values": ".tsv", "application/json": ".json",
+                "text/plain": ".txt", "application/xml": ".xml", "text/xml": ".xml"}
+
+
+def _saved_head(page: Download, workspace: Workspace) -> str:
+    """The head of a text download, saved (as streamed, or written now) so run_python and read_file can open it."""
+    saved = _save(page, workspace, _DATA_SUFFIX.get(page.content_type))
+    return (f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}\nSaved to {saved} "
+            f"({human_size(len(page.body))}): open it with run_python (e.g. pandas.read_csv) or read_file")
+
+
 def _file_name(page: Download, default_suffix: str | None = None) -> str:
-    name = Path(unquote(urlsplit(page.url).path)).name or "download"
+    name = Path(unquote(urlsplit(page.url).path)).name
+    if page.disposition and (not name or not Path(name).suffix):
+        name = page.disposition  # an export URL (…/export?format=csv) names its file in Content-Disposition
+    name = "".join(c if c.isalnum() or c in "-_. ()" else "_" for c in name).strip(". ") or "download"
     if not Path(name).suffix:
         name += default_suffix or mimetypes.guess_extension(page.content_type or "") or ".bin"
     if len(name) > 100:
@@ -192,8 +285,12 @@ def _file_name(page: Download, default_suffix: str | None = None) -> str:
 
 
 def _save(page: Download, workspace: Workspace, suffix: str | None = None) -> Path:
-    """Write the body into the run's workspace (counted against its disk budget)."""
+    """Write the body into the run's workspace (counted against its disk budget); a streamed file is renamed."""
     name = _file_name(page, suffix)
+    if page.file is not None and page.file.is_file():
+        if page.file.name != name:
+            page.file = page.file.rename(page.file.with_name(name))
+        return page.file
     workspace.reserve(len(page.body), f"saving {name}")
     target = workspace.subdir("download") / name
     target.write_bytes(page.body)
@@ -205,11 +302,14 @@ def _save_binary(page: Download, workspace: Workspace) -> PageText:
     name = _file_name(page)
     if page.truncated:
         _, description = classify(Path(name), page.body[:4096])
+        if page.file is not None:
+            page.file.unlink(missing_ok=True)
         raise ToolFailure(f"{page.url} is a {description} ({page.content_type or 'unknown type'}) larger than "
-                          f"{human_size(len(page.body))}, the download limit; it was not saved. Look for a smaller "
-                          "version or another source.", "size_limit")
+                          f"{human_size(len(page.body))}, the download limit ({human_size(page.limit or len(page.body))}"
+                          ", MAX_DOWNLOAD_MB); it was not saved. Look for a smaller version or another source.",
+                          "size_limit")
     if classify(Path(name), page.body[:4096])[0] in ("text", "csv", "json"):  # text sent as a generic type
-        return PageText(f"URL: {page.url}\nContent-Type: {page.content_type or 'unknown'}", clean_text(_decode(page)))
+        return PageText(_saved_head(page, workspace), clean_text(_decode(page)))
     target = _save(page, workspace)
     kind, description = classify(target, page.body[:4096])
     proper = {"docx": ".docx", "pptx": ".pptx", "excel": ".xlsx"}.get(kind)

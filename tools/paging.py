@@ -60,6 +60,8 @@ class Document:
     """The most a whole reply may hold (MAX_FILE_SIZE): head, page text and footer together."""
     head: str = ""
     """Lines shown above every page (URL, title, revision), not counted in the pages."""
+    provisional: bool = False
+    """The text is still growing (a long PDF being parsed between calls): never kept in the page cache."""
     spans: list[tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -153,8 +155,9 @@ def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FI
     closing = f"\nRead a whole page with {doc.call_for(found[0].page)}."
     lines, used = [header], len(header) + len(closing) + 400  # room for the count of the rest
     shown = 0
+    pdf_pages = _pdf_page_starts(doc.text)
     for match in found[:limit]:
-        entry = f"\n{shown + 1}. page {match.page} of {doc.pages}:\n…{match.context}…"
+        entry = f"\n{shown + 1}. page {match.page} of {doc.pages}{_pdf_label(pdf_pages, match.offset)}:\n…{match.context}…"
         if shown and used + len(entry) > doc.max_chars:
             break  # the reply stays within MAX_FILE_SIZE; the rest are counted below
         lines.append(entry)
@@ -169,6 +172,21 @@ def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FI
                      "narrower phrase]")
     lines.append(closing)
     return "\n".join(lines)
+
+
+_PDF_PAGE = re.compile(r"^--- Page (\d+) ---$", re.MULTILINE)
+
+
+def _pdf_page_starts(text: str) -> list[tuple[int, int]]:
+    """(offset, PDF page number) of every '--- Page N ---' header a PDF's text carries."""
+    return [(m.start(), int(m.group(1))) for m in _PDF_PAGE.finditer(text)]
+
+
+def _pdf_label(starts: list[tuple[int, int]], offset: int) -> str:
+    """' (PDF p. 37)' for a match on the PDF's page 37; '' for texts that are not PDFs."""
+    number = next((page for at, page in reversed(starts) if at <= offset), None)
+    return f" (PDF p. {number})" if number is not None else ""
+
 
 
 class _Seen:
@@ -230,7 +248,8 @@ class PageCache:
                     return self._docs[key]
             doc = make()
             with self._lock:
-                self._docs[key] = doc
+                if not doc.provisional:
+                    self._docs[key] = doc
                 self.made += 1
             return doc
 

@@ -30,6 +30,8 @@ from tools.sandbox import make_sandbox_tools
 from tools.video import make_video_tools
 from tools.vision import make_ocr_tools, make_vision_tools
 from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools, make_wikipedia_tools
+from tools.web.maps import make_map_tools
+from tools.web.scholarly import make_orcid_tools, make_scholarly_tools
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,9 @@ FACTORIES: list[tuple[ToolTier, ToolFactory]] = [
     ("base", make_wikipedia_tools),
     ("base", make_wayback_tools),
     ("base", make_arxiv_tools),
+    ("base", make_scholarly_tools),
+    ("base", make_orcid_tools),
+    ("base", make_map_tools),
     ("base", make_file_tools),
     ("base", make_calculator_tools),
     ("base", make_sandbox_tools),

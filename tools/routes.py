@@ -52,6 +52,12 @@ _VIDEO = Route("video", ("watch_video",), {
     "watch_video": "Call watch_video(source=\"{path}\", question=...) to get its transcript with timestamps and "
                    "its keyframes (on-screen text and what they show).",
 })
+_GIF = Route("animation", ("watch_video", "analyze_image", "image_ocr"), {
+    "watch_video": "Call watch_video(source=\"{path}\", question=...) to read the GIF frame by frame (each frame's "
+                   "display times, on-screen text and what it shows); start/end narrow it to a moment.",
+    "analyze_image": "Call analyze_image(path=\"{path}\", question=...); it sees the first frame only.",
+    "image_ocr": "Call image_ocr(path=\"{path}\") to read the text in its first frame.",
+}, also={"analyze_image": "For a still GIF, analyze_image(path=\"{path}\", question=...) looks at it too."})
 _PYTHON = Route("python", ("read_file", "run_python"), {
     "read_file": "Call read_file(path=\"{path}\") to read the code.",
     "run_python": "Read and run it with run_python (open(\"{path}\").read(), then exec or reason about it).",
@@ -64,7 +70,7 @@ _TEXTLIKE = Route("document", ("read_file", "run_python"), {
 ROUTES: dict[str, Route] = {
     ".xlsx": _SPREADSHEET, ".xls": _SPREADSHEET, ".xlsm": _SPREADSHEET, ".csv": _CSV,
     ".pdf": _PDF,
-    ".png": _IMAGE, ".jpg": _IMAGE, ".jpeg": _IMAGE, ".gif": _IMAGE, ".webp": _IMAGE, ".bmp": _IMAGE,
+    ".png": _IMAGE, ".jpg": _IMAGE, ".jpeg": _IMAGE, ".gif": _GIF, ".webp": _IMAGE, ".bmp": _IMAGE,
     ".mp3": _AUDIO, ".wav": _AUDIO, ".m4a": _AUDIO, ".flac": _AUDIO, ".ogg": _AUDIO,
     ".mp4": _VIDEO, ".mov": _VIDEO, ".webm": _VIDEO, ".mkv": _VIDEO, ".avi": _VIDEO, ".m4v": _VIDEO,
     ".py": _PYTHON,

@@ -9,11 +9,11 @@ import pytest
 from tools.routes import route_for
 
 ALL_TOOLS = ["web_search", "fetch_webpage", "read_file", "calculator", "run_python", "parse_pdf", "parse_excel",
-             "image_ocr", "analyze_image", "transcribe_audio"]
+             "image_ocr", "analyze_image", "transcribe_audio", "watch_video"]
 
 EXPECTED = {
     ".xlsx": "parse_excel", ".xls": "parse_excel", ".csv": "parse_excel", ".pdf": "parse_pdf",
-    ".png": "analyze_image", ".jpg": "analyze_image", ".jpeg": "analyze_image", ".gif": "analyze_image",
+    ".png": "analyze_image", ".jpg": "analyze_image", ".jpeg": "analyze_image", ".gif": "watch_video",
     ".webp": "analyze_image", ".mp3": "transcribe_audio", ".wav": "transcribe_audio", ".m4a": "transcribe_audio",
     ".flac": "transcribe_audio", ".docx": "read_file", ".pptx": "read_file", ".txt": "read_file", ".md": "read_file",
     ".json": "read_file", ".jsonld": "read_file", ".xml": "read_file", ".html": "read_file", ".py": "read_file",

@@ -188,7 +188,8 @@ def test_text_served_as_octet_stream_is_shown_inline(settings):
 
 
 def test_oversized_binary_is_refused(settings):
-    blob = b"\x89PNG\r\n\x1a\n" + bytes(MAX_DOWNLOAD_BYTES + 1000)
+    settings = settings.model_copy(update={"MAX_DOWNLOAD_MB": 1})
+    blob = b"\x89PNG\r\n\x1a\n" + bytes(2**20 + 1000)
     with LocalWebServer({"/huge.png": Reply(200, blob, "image/png")}) as server:
         outcome = run_tool(_fetch_tool(settings, server), {"url": server.url("/huge.png")}, settings)
     assert not outcome.ok and outcome.error_kind == "size_limit" and "download limit" in outcome.output

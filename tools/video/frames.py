@@ -41,6 +41,8 @@ class Keyframe:
     until: float | None = None
     ocr: str = ""
     seen: str = ""
+    number: int | None = None
+    """A GIF's frame number (its frames are listed as such, with their display times)."""
 
 
 def plan(duration: float | None, scenes: list[float]) -> tuple[list[float], str]:

@@ -27,10 +27,12 @@ from tools.paths import resolve_media
 from tools.video.frames import Keyframe, describe, read_text, take_stills
 from tools.video.media import Probe, probe
 from tools.video.speech import transcribe_track
+from tools.video.window import fine_clock, gif_frames, parse_time, window_bounds, window_stills
 from tools.video.youtube import YouTubeInfo, blocked_advice, fetch_captions, fetch_info, youtube_id
 from tools.vision_model import run_model, standalone_client
 
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v")
+WATCHABLE = (*VIDEO_EXTENSIONS, ".gif")
 MAX_VIDEO_BYTES = 150 * 2**20
 DESCRIPTION_CHARS = 600
 
@@ -74,21 +76,27 @@ def make_video_tools(settings: Settings) -> list[BaseTool]:
     fallback = standalone_client(settings)
 
     @tool
-    def watch_video(source: str, config: RunnableConfig, question: str = "") -> str:  # noqa: D417
-        """Watch a video (a YouTube URL or a video file) and return its title, duration, timed transcript and keyframes.
+    def watch_video(source: str, config: RunnableConfig, question: str = "", start: str = "",  # noqa: D417
+                    end: str = "") -> str:
+        """Watch a video (a YouTube URL, a video file or an animated GIF): title, duration, timed transcript, frames.
 
         The transcript has [m:ss] timestamps (YouTube captions when the video has them, else speech
         recognition). Keyframes are stills at regular intervals and at scene changes, each with its
-        timestamp, the text on screen (OCR) and a short description. Pass `question` to have the
-        descriptions focus on what you need to know (e.g. "How many birds are on screen at once?").
+        timestamp, the text on screen (OCR) and a short description. To see what is on screen at a
+        given moment, pass `start` and `end`: you get a frame every second of that window (at most 30).
+        An animated GIF is read frame by frame, each frame with the times it is shown. Pass `question`
+        to have the descriptions focus on what you need to know (e.g. "How many birds are on screen?").
 
         Args:
             source: a YouTube video URL (https://www.youtube.com/watch?v=..., youtu.be/...) or the absolute path of a
-                video file (.mp4 .mov .webm .mkv .avi .m4v; an attachment path from the task).
+                video file (.mp4 .mov .webm .mkv .avi .m4v) or animated .gif (an attachment path from the task).
             question: what you want to learn from the pictures; leave empty for plain descriptions.
+            start: where the window to look at begins, as m:ss (1:05) or seconds (65); empty = the start.
+            end: where the window ends (inclusive), as m:ss or seconds; empty = 30 s after start or the end.
         """
         watcher = Watcher(settings, found, limited, budget, fallback)
-        return watcher.watch(source, question, config)
+        window = (parse_time(start, "start"), parse_time(end, "end"))
+        return watcher.watch(source, question, config, window)
 
     watch_video.metadata = {"limited": limited}
     return [watch_video]
@@ -104,13 +112,16 @@ class Watcher:
         self.budget = budget
         self.deadline = self.start + budget
         self.notes: list[str] = []
+        self.window: tuple[float, float] | None = None
+        """The inclusive [start, end] asked for (seconds), once known against the duration."""
 
     def at(self, share: float) -> float:
         """The monotonic time when `share` of the budget is spent."""
         return self.start + self.budget * share
 
-    def watch(self, source: str, question: str, config: RunnableConfig) -> str:
-        """The reply for `source` (see watch_video)."""
+    def watch(self, source: str, question: str, config: RunnableConfig,
+              window: tuple[float | None, float | None] = (None, None)) -> str:
+        """The reply for `source` (see watch_video); `window` is the (start, end) asked for, in seconds."""
         ctx = ToolContext.of(config)
         video_id = youtube_id(source)
         captions: dict[str, Any] = {}
@@ -125,11 +136,15 @@ class Watcher:
                 raise ToolFailure(f"{source} is not a YouTube video. watch_video plays YouTube URLs and video files; "
                                   "for another site, save the video with fetch_webpage and pass the saved path.",
                                   "unsupported_type")
-            info = YouTubeInfo("", file=resolve_media(source, config, VIDEO_EXTENSIONS, "a video file",
+            info = YouTubeInfo("", file=resolve_media(source, config, WATCHABLE, "a video file or GIF",
                                                       "there is nothing to watch."))
+            if info.file is not None and info.file.suffix.lower() == ".gif":
+                return self.gif(info.file, window, question, config)
         file = info.file
         media = probe(self.found["ffprobe"], file, timeout=10.0) if file is not None and self.found["ffprobe"] else None
         duration = info.duration or (media.duration if media else None)
+        if window != (None, None):
+            self.window = window_bounds(window[0], window[1], duration)
         if captioner is not None:
             captioner.join(max(0.0, self.deadline - time.monotonic()))
         segments, label = captions.get("result") or ([], "")
@@ -154,7 +169,32 @@ class Watcher:
                               "not_found")
         name = f"YouTube video {video_id}" if video_id else Path(str(file)).name
         limits = [why for part, why in self.limited.items() if video_id or not part.startswith("YouTube")]
+        if self.window is not None:
+            first, last = self.window
+            segments = [seg for seg in segments if seg.end >= first and seg.start <= last]
+            label = f"{label}; only what is said between {clock(first)} and {clock(last)}".lstrip("; ")
         return report(name, info, media, duration, segments, label, frames, how, info.notes + self.notes, limits)
+
+    def gif(self, file: Path, window: tuple[float | None, float | None], question: str,
+            config: RunnableConfig) -> str:
+        """The reply for an animated GIF: every distinct frame with its display times, OCR and description."""
+        frames, total, how = gif_frames(file, *window)
+        if not frames:
+            raise ToolFailure(f"{file.name} shows nothing between the times asked (it lasts {total:.2f} s). Widen "
+                              "or drop start/end.", "bad_arguments")
+        self.look(frames, question, None, config)
+        limits = [why for part, why in self.limited.items() if part in ("frame text", "frame descriptions")]
+        return report(file.name, YouTubeInfo(""), None, total, [], "a GIF has no sound", frames, how, self.notes,
+                      limits)
+
+    def look(self, frames: list[Keyframe], question: str, title: str | None, config: RunnableConfig) -> None:
+        """OCR of the frames by 75% of the budget, then one vision request for their descriptions."""
+        if self.found["tesseract"] and not read_text(frames, self.at(0.75)):
+            self.notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
+        if frames and self.found["vision"]:
+            note = describe(frames, run_model(config, self.fallback), self.settings, question, title, self.deadline)
+            if note:
+                self.notes.append(note)
 
     def youtube(self, video_id: str, ctx: ToolContext) -> YouTubeInfo:
         """Metadata and, when keyframes can be taken, the (capped) file, within half of the budget."""
@@ -169,13 +209,12 @@ class Watcher:
         """Stills by 55% of the budget, their OCR by 75%, their descriptions by the deadline."""
         if file is None or not self.found["ffmpeg"] or (media is not None and not media.has_video):
             return [], ""
-        frames, how = take_stills(self.found["ffmpeg"], file, duration, ctx.work.subdir("frames"), self.at(0.55))
-        if self.found["tesseract"] and not read_text(frames, self.at(0.75)):
-            self.notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
-        if frames and self.found["vision"]:
-            note = describe(frames, run_model(config, self.fallback), self.settings, question, title, self.deadline)
-            if note:
-                self.notes.append(note)
+        if self.window is not None:
+            frames, how = window_stills(self.found["ffmpeg"], file, *self.window, ctx.work.subdir("frames"),
+                                        self.at(0.45))
+        else:
+            frames, how = take_stills(self.found["ffmpeg"], file, duration, ctx.work.subdir("frames"), self.at(0.55))
+        self.look(frames, question, title, config)
         return frames, how
 
 
@@ -202,15 +241,17 @@ def report(name: str, info: YouTubeInfo, media: Probe | None, duration: float | 
     if info.chapters:
         lines.append("Chapters: " + "; ".join(f"[{clock(at)}] {title}" for at, title in info.chapters))
     if frames:
-        lines.append(f"\nKeyframes ({frames_how}):")
+        lines.append(f"\n{'Frames' if frames[0].number is not None else 'Keyframes'} ({frames_how}):")
         for frame in frames:
             when = clock(frame.at) + (f"–{clock(frame.until)}" if frame.until else "")
-            parts = [f"[{when}]"]
+            if frame.number is not None:
+                when = f"Frame {frame.number} [{fine_clock(frame.at)}–{fine_clock(frame.until or frame.at)}]"
+            parts = [f"[{when}]" if frame.number is None else when]
             if frame.seen:
                 parts.append(frame.seen)
             if frame.ocr:
                 parts.append(f'On-screen text: "{frame.ocr}"')
-            lines.append(" ".join(parts) if len(parts) > 1 else f"[{when}] (no text on screen)")
+            lines.append(" ".join(parts) if len(parts) > 1 else f"{parts[0]} (no text on screen)")
     elif media is not None and not media.has_video:
         lines.append("\nKeyframes: none (the file has no video stream).")
     if segments:

@@ -1,5 +1,7 @@
 """The web tools: search, pages read in pages with find, Wikipedia through time, Wayback snapshots, arXiv papers.
 
+Also scholarly databases (OpenAlex, Crossref, Unpaywall, ORCID) and maps (Nominatim, OSRM, Overpass).
+
 Every download of a model-chosen URL goes through tools.fetch (size cap, BLOCKED_DOMAINS, every hop's
 address checked by tools.netguard); the APIs the operator configured (search providers,
 WIKIPEDIA_API_URL, WAYBACK_API_URL, ARXIV_API_URL) are trusted as configured. Timeouts derive from
@@ -11,6 +13,8 @@ from langchain_core.tools import BaseTool
 from config import Settings
 from tools.web.arxiv import make_arxiv_tools
 from tools.web.fetch import make_fetch_tools
+from tools.web.maps import make_map_tools
+from tools.web.scholarly import make_orcid_tools, make_scholarly_tools
 from tools.web.search import make_search_tools
 from tools.web.wayback import make_wayback_tools
 from tools.web.wikipedia import make_wikipedia_tools
@@ -21,5 +25,5 @@ def make_web_tools(settings: Settings) -> list[BaseTool]:
     return make_search_tools(settings) + make_fetch_tools(settings)
 
 
-__all__ = ["make_arxiv_tools", "make_fetch_tools", "make_search_tools", "make_wayback_tools", "make_web_tools",
-           "make_wikipedia_tools"]
+__all__ = ["make_arxiv_tools", "make_fetch_tools", "make_map_tools", "make_orcid_tools", "make_scholarly_tools",
+           "make_search_tools", "make_wayback_tools", "make_web_tools", "make_wikipedia_tools"]

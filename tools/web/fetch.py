@@ -8,6 +8,7 @@ through tools.fetch (size cap, blocked domains, every hop's address checked by t
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,8 +19,9 @@ from config import Settings
 from tools.context import ToolContext
 from tools.fetch import Download, check_url, download, page_text
 from tools.netguard import NetPolicy
-from tools.paging import Document, file_document, find, latest_reading, run_cache
-from tools.paths import resolve_path
+from tools.paging import Document, file_document, latest_reading, run_cache
+from tools.paths import human_size, resolve_path
+from tools.pdf_parse import find_in, pdf_document, read_page
 from tools.search import blocked_prefixes
 from tools.search.base import USER_AGENT
 from tools.workspace import Workspace
@@ -36,16 +38,23 @@ class WebReader:
     timeout_s: float
     max_chars: int
     user_agent: str = USER_AGENT
+    max_download_bytes: int = 50 * 2**20
+    """MAX_DOWNLOAD_MB: the largest file streamed into the run's workspace."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WebReader:
-        """BLOCKED_DOMAINS, FETCH_ALLOWED_HOSTS, a timeout inside TOOL_TIMEOUT, pages of MAX_FILE_SIZE, HTTP_USER_AGENT."""
+        """The reader the settings describe: blocked domains, allowed hosts, timeout, page size, User-Agent, file cap."""
         return cls(blocked_prefixes(settings.BLOCKED_DOMAINS), NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS),
-                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE, settings.HTTP_USER_AGENT)
+                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE, settings.HTTP_USER_AGENT,
+                   int(settings.MAX_DOWNLOAD_MB * 2**20))
 
-    def get(self, url: str) -> Download:
-        """The response body of `url` under the reader's rules (blocked domains, addresses, size, User-Agent)."""
-        return download(url, self.timeout_s, self.blocked, policy=self.policy, user_agent=self.user_agent)
+    def get(self, url: str, work: Workspace | None = None) -> Download:
+        """The response body of `url` under the reader's rules (blocked domains, addresses, size, User-Agent).
+
+        With `work`, a file that is not an HTML page streams into that workspace (up to MAX_DOWNLOAD_MB).
+        """
+        return download(url, self.timeout_s, self.blocked, policy=self.policy, user_agent=self.user_agent,
+                        workspace=work, max_file_bytes=self.max_download_bytes)
 
     def document(self, url: str, work: Workspace, head_prefix: str = "") -> Document:
         """The page at `url` as a Document, downloaded the first time this run asks for it.
@@ -54,12 +63,22 @@ class WebReader:
         """
         target = check_url(url, self.blocked)
         cache = run_cache(work)
+        started = time.monotonic()
+        pdfs: dict[str, tuple[Path, str]] = work.shared("downloaded-pdfs", dict)
 
         def make() -> Document:
-            page = self.get(target)
-            content = page_text(page, work)
-            return Document(target, content.text, f'fetch_webpage(url="{target}", page={{page}})', self.max_chars,
-                            head=head_prefix + content.head)
+            if target in pdfs:  # a long PDF still being parsed: downloaded once, read on from the saved file
+                path, head = pdfs[target]
+            else:
+                page = self.get(target, work)
+                content = page_text(page, work)
+                if content.pdf is None:
+                    return Document(target, content.text, f'fetch_webpage(url="{target}", page={{page}})',
+                                    self.max_chars, head=head_prefix + content.head)
+                path, head = content.pdf, head_prefix + content.head
+                pdfs[target] = (path, head)
+            return pdf_document(work, path, f"PDF ({human_size(path.stat().st_size)})", f'fetch_webpage(url="{target}", page={{page}})',
+                                self.max_chars, started + self.timeout_s - 1.0, source=target, head=head)
 
         return cache.get_or_make(f"url:{target}", make)
 
@@ -70,6 +89,9 @@ class WebReader:
         found = latest_reading(work, path)
         if found is not None:
             return found
+        if path.suffix.lower() == ".pdf":
+            return pdf_document(work, path, path.name, f'parse_pdf(path="{path}", page={{page}})', self.max_chars,
+                                time.monotonic() + self.timeout_s - 1.0)
         return file_document(work, path, "read_file", lambda: read_path(path, workspace=work), self.max_chars)
 
 
@@ -101,7 +123,7 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
             url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
             page: Which page of the text to read (1 is the first); a reply tells you how many there are.
         """
-        return reader.document(url, ToolContext.of(config).work).page(page)
+        return read_page(reader.document(url, ToolContext.of(config).work), page)
 
     @tool
     def find_in_page(source: str, query: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
@@ -120,6 +142,6 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         ctx = ToolContext.of(config)
         raw = (source or "").strip()
         doc = reader.document(raw, ctx.work) if looks_like_url(raw) else reader.file(resolve_path(raw, config), ctx.work)
-        return find(doc, query)
+        return find_in(doc, query)
 
     return [fetch_webpage, find_in_page]

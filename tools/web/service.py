@@ -1,0 +1,130 @@
+"""A configured JSON web service called politely: the project's User-Agent, a timeout, a `mailto`, errors to act on.
+
+The scholarly and map tools speak APIs the operator configured (OPENALEX_API_URL, NOMINATIM_URL, …);
+those are trusted as configured, like the search providers. Every request names the project and a
+contact (HTTP_USER_AGENT), as the OpenAlex, Crossref and Nominatim policies ask; OpenAlex and Crossref
+also get `mailto` (their "polite pool") when UNPAYWALL_EMAIL or CONTACT_EMAIL is set. A failure
+becomes a ToolFailure naming the service and what to try instead.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from config import Settings
+from tools.errors import ToolFailure
+
+
+def contact_email(settings: Settings) -> str:
+    """The address sent as `mailto`: UNPAYWALL_EMAIL, else CONTACT_EMAIL, else empty."""
+    return (settings.UNPAYWALL_EMAIL or settings.CONTACT_EMAIL).strip()
+
+
+def tool_timeout(settings: Settings) -> float:
+    """Seconds one service request may take: inside TOOL_TIMEOUT, with room to build the reply."""
+    return max(2.0, settings.TOOL_TIMEOUT - 1.0)
+
+
+class NotFound(Exception):
+    """The service answered 404: the thing asked for does not exist there."""
+
+
+@dataclass
+class Service:
+    """One configured JSON API: where it is, what it is called in messages, and how to be polite to it."""
+
+    name: str
+    """How replies name the service, e.g. 'OpenAlex'."""
+    base_url: str
+    timeout_s: float
+    user_agent: str
+    mailto: str = ""
+    """Sent as the `mailto` parameter (OpenAlex and Crossref polite pools) when set."""
+    fallback: str = "web_search"
+    """What the model can try when the service fails."""
+    throttle: Callable[[], None] | None = None
+    """Called before every request (Nominatim's one request per second)."""
+    requests: int = field(default=0, init=False)
+
+    def url(self, path: str) -> str:
+        """The full URL of `path` under the service's base URL."""
+        return self.base_url.rstrip("/") + "/" + path.lstrip("/") if path else self.base_url
+
+    def get_json(self, path: str, params: dict[str, Any] | None = None, method: str = "GET",
+                 data: dict[str, str] | None = None, accept: tuple[int, ...] = ()) -> Any:
+        """The JSON answer to one request; NotFound on 404, ToolFailure on any other failure.
+
+        `accept`: error statuses whose JSON body is an answer (OSRM says NoRoute with HTTP 400).
+        """
+        query = dict(params or {})
+        if self.mailto:
+            query.setdefault("mailto", self.mailto)
+        headers = {"User-Agent": self.user_agent, "Accept": "application/json"}
+        if self.throttle is not None:
+            self.throttle()
+        self.requests += 1
+        try:
+            with httpx.Client(timeout=self.timeout_s, follow_redirects=True, headers=headers) as client:
+                response = client.request(method, self.url(path), params=query, data=data)
+        except httpx.TimeoutException:
+            raise self.failure(f"did not answer within {self.timeout_s:.0f}s", "timeout") from None
+        except httpx.HTTPError as exc:
+            raise self.failure(f"could not be reached ({type(exc).__name__}: {str(exc)[:100]})",
+                               "network_error") from None
+        if response.status_code == 404:
+            raise NotFound(response.text[:200])
+        if response.status_code == 429:
+            raise self.failure("is rate limiting (HTTP 429); wait a little before asking it again", "http_error")
+        if response.status_code >= 400 and response.status_code not in accept:
+            raise self.failure(f"answered HTTP {response.status_code} ({_detail(response)})", "http_error")
+        try:
+            return response.json()
+        except ValueError:
+            kind = response.headers.get("content-type", "unknown type")
+            raise self.failure(f"answered with something that is not JSON ({kind})", "http_error") from None
+
+    def failure(self, what: str, kind: Any) -> ToolFailure:
+        """A ToolFailure saying the service `what`, and what to try instead."""
+        return ToolFailure(f"{self.name} ({self.base_url}) {what}. Try again later, or use {self.fallback}.", kind)
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return " ".join(re.sub(r"<[^>]+>", " ", response.text).split())[:160] or response.reason_phrase
+    if isinstance(body, dict):
+        for key in ("message", "error", "developer-message", "user-message", "remark"):
+            value = body.get(key)
+            if isinstance(value, str) and value:
+                return value[:160]
+            if isinstance(value, list) and value:
+                return str(value[0])[:160]
+    return str(body)[:160]
+
+
+class MinInterval:
+    """At most one call per `interval` seconds across every thread of the process (a usage policy's limit)."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.interval = interval
+        self._clock, self._sleep = clock, sleep
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        """Wait until the next call is allowed, and claim it."""
+        with self._lock:
+            now = self._clock()
+            wait = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if wait > 0:
+            self._sleep(wait)
