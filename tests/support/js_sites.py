@@ -218,3 +218,72 @@ def expected_count(year: str, open_only: bool) -> int:
 def js_sites() -> LocalWebServer:
     """A server of all the sites (use as a context manager)."""
     return LocalWebServer(routes())
+
+
+class Canary:
+    """A TCP listener on 127.0.0.1 that only counts connections: any request kind that reaches it is a leak."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._sock.getsockname()[1]
+        self.hits = 0
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self.hits += 1
+            conn.close()
+
+    def __enter__(self) -> Canary:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sock.close()
+
+
+class BrowserHarness:
+    """The browser tools over settings that allow only `allowed`; `call` runs a tool as the agent does, per run."""
+
+    def __init__(self, allowed: str, **overrides: Any) -> None:
+        from config import load_settings
+        from tools.browser import make_browser_tools
+
+        self.settings = load_settings(FETCH_ALLOWED_HOSTS=allowed, **overrides)
+        self.tools = {t.name: t for t in make_browser_tools(self.settings)}
+
+    def workspace(self, label: str = "browser-test") -> Any:
+        """A fresh run workspace (close it to end the run)."""
+        from tools.workspace import open_workspace
+
+        return open_workspace(self.settings, label)
+
+    def call(self, work: Any, name: str, **args: Any) -> Any:
+        """The ToolOutcome of `name(**args)` in the run that owns `work` (executor: timeout, errors as text)."""
+        from tools.context import ToolContext
+        from tools.executor import run_tool
+
+        return run_tool(self.tools[name], args, self.settings, ToolContext(workspace=work, confined=True).to_config())
+
+    def close(self) -> None:
+        """Close this harness's shared browser."""
+        from tools.browser.engine import release_engine
+        from tools.browser.tools import engine_config
+
+        release_engine(engine_config(self.settings))
+
+
+def ref_of(snapshot: str, pattern: str) -> str:
+    """The ref of the first line matching `pattern` (a regex after the ref), e.g. ref_of(s, 'button "Apply"')."""
+    import re
+
+    found = re.search(r"\[(e\d+)\] " + pattern, snapshot)
+    assert found, f"no element {pattern!r} in:\n{snapshot}"
+    return found.group(1)

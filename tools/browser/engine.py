@@ -178,6 +178,14 @@ def shared_engine(config: EngineConfig) -> BrowserEngine:
         return engine
 
 
+def release_engine(config: EngineConfig) -> None:
+    """Close the shared browser for `config` now (tests, benchmarks); the next call starts a new one."""
+    with _ENGINES_LOCK:
+        engine = _ENGINES.pop(config, None)
+    if engine is not None:
+        engine.close()
+
+
 @atexit.register
 def _close_all() -> None:
     with _ENGINES_LOCK:

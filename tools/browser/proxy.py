@@ -52,6 +52,8 @@ class FilteringProxy:
         self.rules = rules
         self.connect_timeout = connect_timeout
         self._refusals: OrderedDict[str, str] = OrderedDict()
+        self.refused = 0
+        """How many requests were refused (benchmarks and tests read it)."""
         self._lock = threading.Lock()
         proxy = self
 
@@ -85,6 +87,7 @@ class FilteringProxy:
 
     def _remember(self, host: str, port: int, reason: str) -> None:
         with self._lock:
+            self.refused += 1
             self._refusals[f"{host.lower().strip('[]')}:{port}"] = reason
             while len(self._refusals) > 256:
                 self._refusals.popitem(last=False)

@@ -128,10 +128,15 @@ def _browser_run(config: RunnableConfig, engine: BrowserEngine, settings: Settin
     return work.shared("browser", make), work
 
 
+def engine_config(settings: Settings) -> EngineConfig:
+    """The shared browser's launch and proxy rules from these settings (FETCH_ALLOWED_HOSTS, BLOCKED_DOMAINS)."""
+    rules = ProxyRules(NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS), tuple(blocked_prefixes(settings.BLOCKED_DOMAINS)))
+    return EngineConfig(settings.BROWSER_EXECUTABLE, rules)
+
+
 def engine_for(settings: Settings) -> BrowserEngine:
     """The process's shared browser for these settings' address rules and blocked domains."""
-    rules = ProxyRules(NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS), tuple(blocked_prefixes(settings.BLOCKED_DOMAINS)))
-    return shared_engine(EngineConfig(settings.BROWSER_EXECUTABLE, rules))
+    return shared_engine(engine_config(settings))
 
 
 def make_browser_tools(settings: Settings) -> list[BaseTool]:
