@@ -163,6 +163,24 @@ POPUP = _page("Links", "<h1>Links</h1><a href='/help' target='_blank'>Open help<
                        "<button id='w'>Open window</button>",
               "document.getElementById('w').addEventListener('click', () => window.open('/item?id=2'));")
 
+NOTE = _page("Note", "<h1>Note</h1><input id='n' aria-label='Note'><button id='s'>Save</button><p id='shown'></p>", """
+const show = () => { document.getElementById('shown').textContent = 'Saved note: ' +
+  (localStorage.getItem('note') || '(none)') + '; cookie: ' + (document.cookie || '(none)'); };
+document.getElementById('s').addEventListener('click', () => {
+  const v = document.getElementById('n').value; localStorage.setItem('note', v); document.cookie = 'note=' + v; show();
+});
+show();""")
+
+LISTENERS = _page("Listeners", "<div id='app'><h1>Catalogue</h1>" + "".join(
+    f"<p>Entry {i} <b>bold</b></p>" for i in range(30)) +
+    "<span id='more'>Show more</span><div id='extra'></div></div>", """
+document.getElementById('app').addEventListener('click', () => {});
+document.getElementById('more').addEventListener('click', () => {
+  document.getElementById('extra').textContent = 'Hidden entry: the 31st catalogue entry is Zircon.'; });""")
+
+LONG = _page("Long", "<h1>Long page</h1>" + "".join(
+    f"<p>Paragraph {i}: {'filler text ' * 12}</p>" for i in range(60)) + "<p>The closing word is marmalade.</p>")
+
 HELP = _page("Help", "<h1>Help</h1><p>Type a word and press Search.</p>")
 DETAIL = _page("Detail", "<h1 id='h'></h1>", """
 document.getElementById('h').textContent = 'Detail of specimen ' + new URLSearchParams(location.search).get('n');""")
@@ -203,7 +221,7 @@ def routes() -> dict[str, Any]:
     return {
         "/search": SEARCH, "/item": ITEM, "/filters": FILTERS, "/list": LIST, "/detail": DETAIL, "/chart": CHART,
         "/tabs": TABS_PAGE, "/feed": FEED_PAGE, "/form": FORM, "/spa": SPA, "/canvas": CANVAS, "/popup": POPUP,
-        "/help": HELP,
+        "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG,
         "/api/search": _search, "/api/item": _item, "/api/articles": Reply.json(ARTICLES), "/api/list": _list,
         "/api/tab": lambda r: Reply.json({"text": TABS[(r.query.get("name") or ["Overview"])[0]]}),
         "/api/feed": _feed, "/api/order": _order, "/api/planet": _planet,

@@ -220,8 +220,11 @@ class BrowserSession:
     def back(self) -> Capture:
         """History back; says so when there is no earlier page."""
         start = time.monotonic()
-        if self.page.go_back(wait_until="domcontentloaded") is None and \
-                not self.page.evaluate("() => history.length > 1"):
+        before = self.page.url
+        self.page.go_back(wait_until="domcontentloaded")  # None also for a same-document (pushState) step
+        if self.page.url == "about:blank" and before != "about:blank":  # the tab's blank start is no page
+            self.page.go_forward(wait_until="domcontentloaded")
+        if self.page.url == before:
             self.notes.append("There is no earlier page in this tab's history.")
         return self.capture(start)
 
