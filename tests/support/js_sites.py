@@ -299,7 +299,7 @@ class BrowserHarness:
 
 
 def ref_of(snapshot: str, pattern: str) -> str:
-    """The ref of the first line matching `pattern` (a regex after the ref), e.g. ref_of(s, 'button "Apply"')."""
+    """The ref of the first snapshot line matching `pattern` (a regex after the ref), e.g. 'button "Apply"'."""
     import re
 
     found = re.search(r"\[(e\d+)\] " + pattern, snapshot)

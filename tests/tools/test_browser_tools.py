@@ -41,7 +41,7 @@ def run(browser):
         assert outcome.ok, outcome.output
         return str(outcome.output)
 
-    call.work = work  # type: ignore[attr-defined]
+    call.work = work
     yield call
     work.close()
 
