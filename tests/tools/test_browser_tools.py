@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -246,3 +247,41 @@ def test_a_reply_carries_a_thumbnail_for_the_trace_only(browser, run, site):
                                       duration_s=1.0, thumbnail=outcome.thumbnail))
     assert site.url("/help") in message.metadata["title"]
     assert "<details><summary>🖼️ screenshot</summary><img src=\"data:image/jpeg;base64," in str(message.content)
+
+
+def test_a_download_is_not_saved_by_the_browser_and_the_reply_names_fetch_webpage(run, site):
+    page = run("browser_open", url=site.url("/files"))
+    after = run("browser_click", ref=ref_of(page, 'link "Download the report"'))
+    assert "download of 'report.csv'" in after and f'fetch_webpage(url="{site.url("/report.csv")}")' in after
+    assert not list(run.work.root.rglob("report.csv"))
+
+
+def test_a_screenshot_is_saved_in_the_runs_workspace_and_says_when_no_vision_model_answers(run, site):
+    run("browser_open", url=site.url("/canvas"))
+    reply = run("browser_screenshot", question="Which bar is the tallest?")
+    path = re.search(r"saved to (\S+\.png)\.", reply)
+    assert path and run.work.contains(Path(path.group(1)))
+    assert Path(path.group(1)).read_bytes().startswith(b"\x89PNG")
+    assert "No vision model is configured" in reply
+
+
+def test_pages_per_run_are_capped(site, browser):
+    capped = BrowserHarness(site.host_port, BROWSER_MAX_PAGES=2)  # the same shared Chromium
+    work = capped.workspace()
+    try:
+        assert capped.call(work, "browser_open", url=site.url("/help")).ok
+        assert capped.call(work, "browser_open", url=site.url("/help")).ok
+        third = capped.call(work, "browser_open", url=site.url("/help"))
+        assert third.error_kind == "size_limit" and "BROWSER_MAX_PAGES" in third.output
+    finally:
+        work.close()
+
+
+def test_a_browser_that_died_is_started_again_for_the_next_call(browser, run, site):
+    from tools.browser.tools import engine_for
+
+    run("browser_open", url=site.url("/help"))
+    engine = engine_for(browser.settings)
+    engine.call(lambda b: b.close(), 30)  # the process goes away as in a crash
+    page = run("browser_open", url=site.url("/search"))
+    assert "Search the collection" in page

@@ -29,6 +29,8 @@ from tools.errors import ToolFailure
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+MAX_RESTARTS = 3
+"""Times a browser that crashed after a good start is launched again before callers are told it failed."""
 
 
 def launch_args(proxy_port: int) -> list[str]:
@@ -103,8 +105,11 @@ class BrowserEngine:
 
     def _start(self) -> None:
         with self._lock:
-            if self._thread is None:
-                self.proxy = FilteringProxy(self.config.rules)
+            if self._thread is None or not self._thread.is_alive():  # first use, or the browser died: (re)start
+                if self.proxy is None:
+                    self.proxy = FilteringProxy(self.config.rules)
+                self._ready.clear()
+                self._failure = None
                 self._thread = threading.Thread(target=self._run, name="browser", daemon=True)
                 self._thread.start()
         if not self._ready.wait(self.config.launch_timeout_s):
@@ -113,26 +118,37 @@ class BrowserEngine:
             raise ToolFailure(f"the browser could not start: {self._failure}", "missing_dependency")
 
     def _run(self) -> None:
+        """Launch and serve; a browser that dies after a good start is launched again (queued jobs wait)."""
+        restarts = 0
+        while True:
+            try:
+                self._launch_and_serve()
+                return
+            except BaseException as exc:  # noqa: BLE001 - reported to every caller instead of dying silently
+                log.exception("the shared browser failed")
+                if restarts >= MAX_RESTARTS or self.cold_start_s is None:
+                    self._failure = exc  # it never started, or keeps dying: callers are told why
+                    self._ready.set()
+                    self._fail_pending(exc)
+                    return
+                restarts += 1
+
+    def _launch_and_serve(self) -> None:
         from playwright.sync_api import sync_playwright
 
         started = time.monotonic()
         assert self.proxy is not None
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(
-                    executable_path=self.config.executable, headless=True, args=launch_args(self.proxy.port),
-                    env=clean_env(self._home), downloads_path=str(self._home / "downloads"),
-                    timeout=self.config.launch_timeout_s * 1000, handle_sigint=False, handle_sigterm=False,
-                    handle_sighup=False)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=self.config.executable, headless=True, args=launch_args(self.proxy.port),
+                env=clean_env(self._home), downloads_path=str(self._home / "downloads"),
+                timeout=self.config.launch_timeout_s * 1000, handle_sigint=False, handle_sigterm=False,
+                handle_sighup=False)
+            if self.cold_start_s is None:
                 self.cold_start_s = time.monotonic() - started
-                self._ready.set()
-                self._serve(browser)
-                browser.close()
-        except BaseException as exc:  # noqa: BLE001 - reported to every caller instead of dying silently
-            log.exception("the shared browser failed")
-            self._failure = exc
             self._ready.set()
-            self._fail_pending(exc)
+            self._serve(browser)
+            browser.close()
 
     def _serve(self, browser: Any) -> None:
         while (job := self._jobs.get()) is not None:

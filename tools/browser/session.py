@@ -84,6 +84,7 @@ class BrowserSession:
 
     def __init__(self, browser: Any, *, action_timeout_s: float, settle_s: float, max_pages: int,
                  refusal_for: Any) -> None:
+        self.browser = browser
         self.context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, service_workers="block",
                                            locale="en-US")
         self.context.set_default_timeout(action_timeout_s * 1000)

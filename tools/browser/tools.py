@@ -89,7 +89,7 @@ class BrowserRun:
         """`action(session)` on the browser thread, the run's context made on first use."""
 
         def job(browser: Any) -> T:
-            if self.session is None:
+            if self.session is None or self.session.browser is not browser:  # first use, or a restarted browser
                 assert self.engine.proxy is not None
                 self.session = BrowserSession(browser, action_timeout_s=self.times.action_s, settle_s=self.times.settle_s,
                                               max_pages=self.max_pages, refusal_for=self.engine.proxy.refusal_for)
