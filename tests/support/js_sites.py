@@ -222,6 +222,7 @@ def routes() -> dict[str, Any]:
         "/search": SEARCH, "/item": ITEM, "/filters": FILTERS, "/list": LIST, "/detail": DETAIL, "/chart": CHART,
         "/tabs": TABS_PAGE, "/feed": FEED_PAGE, "/form": FORM, "/spa": SPA, "/canvas": CANVAS, "/popup": POPUP,
         "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG,
+        "/frames": _page("Frames", "<h1>Frames</h1><iframe src='/help'></iframe>"),
         "/files": _page("Files", "<h1>Files</h1><a href='/report.csv'>Download the report</a>"),
         "/report.csv": Reply(200, "year,visitors\n2020,378\n", "text/csv",
                              {"Content-Disposition": "attachment; filename=report.csv"}),

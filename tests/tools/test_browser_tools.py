@@ -97,7 +97,8 @@ def test_svg_tooltip_appears_only_on_hover(run, site):
     page = run("browser_open", url=site.url("/chart"))
     assert "thousand visitors" not in page
     bar = ref_of(page, 'graphic "Bar 2020"')
-    assert "2020: 378 thousand visitors" in run("browser_hover", ref=bar)
+    hovered = run("browser_hover", ref=bar)
+    assert "New on the page:\n  2020: 378 thousand visitors" in hovered
 
 
 def test_tabs_load_their_content_on_click(run, site):
@@ -285,3 +286,8 @@ def test_a_browser_that_died_is_started_again_for_the_next_call(browser, run, si
     engine.call(lambda b: b.close(), 30)  # the process goes away as in a crash
     page = run("browser_open", url=site.url("/search"))
     assert "Search the collection" in page
+
+
+def test_an_iframes_content_and_elements_are_in_the_snapshot(run, site):
+    page = run("browser_open", url=site.url("/frames"))
+    assert f"--- frame {site.url('/help')} ---" in page and "Type a word and press Search." in page

@@ -89,7 +89,7 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
         """
         run, work = run_of(config)
         _opened(run)
-        return run.reply(run.run(lambda s: s.act(ref, "hover")), work)
+        return run.reply(run.run(lambda s: s.act(ref, "hover")), work, changes=True)
 
     @tool
     def browser_scroll(config: RunnableConfig, direction: str = "down") -> str:  # noqa: D417 - config is injected
@@ -103,7 +103,7 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
             raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
         run, work = run_of(config)
         _opened(run)
-        return run.reply(run.run(lambda s: s.scroll(where)), work)
+        return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
 
     @tool
     def browser_back(config: RunnableConfig) -> str:  # noqa: D417 - config is injected

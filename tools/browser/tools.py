@@ -104,16 +104,33 @@ class BrowserRun:
         if session is not None:
             self.engine.submit(lambda _browser: session.close())
 
-    def reply(self, capture: Capture, work: Workspace, page: int = 1) -> BrowserReply:
-        """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches."""
+    def reply(self, capture: Capture, work: Workspace, page: int = 1, changes: bool = False) -> BrowserReply:
+        """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches.
+
+        With `changes` (hover, scroll) the lines that were not on the page before are listed first too.
+        """
+        appeared = _appeared(self.last, capture) if changes else []
         self.last = capture
-        head = [f"URL: {capture.url}", f"Title: {capture.title}", *capture.notes]
+        head = [f"URL: {capture.url}", f"Title: {capture.title}", *capture.notes, *appeared]
         doc = Document("browser", "\n".join(capture.lines) or "(the page shows no text)",
                        "browser_snapshot(page={page})", self.max_chars, head="\n".join(head))
         remember_named(work, "browser", doc)
         text = BrowserReply(doc.page(page))
         text.thumbnail = thumbnail_url(capture.thumbnail)
         return text
+
+
+def _appeared(before: Capture | None, after: Capture, limit: int = 12) -> list[str]:
+    """'New on the page:' lines (at most `limit`, each cut at 200 characters) when the URL stayed the same."""
+    if before is None or before.url != after.url:
+        return []
+    seen = set(before.lines)
+    new = [line.strip() for line in after.lines if line not in seen and line.strip()]
+    if not new:
+        return []
+    shown = [f"  {line[:199] + '…' if len(line) > 200 else line}" for line in new[:limit]]
+    more = [f"  …and {len(new) - limit} more new lines below"] if len(new) > limit else []
+    return ["New on the page:", *shown, *more]
 
 
 def _browser_run(config: RunnableConfig, engine: BrowserEngine, settings: Settings) -> tuple[BrowserRun, Workspace]:
