@@ -174,3 +174,29 @@ def test_browser_batch_is_answered_correctly_by_operating_the_pages(tmp_path):
     assert not wrong and len(records) == len(TASKS)
     assert records["canvas"].tools_used == ["browser_open", "browser_screenshot"]
     assert records["search"].tools_used == ["browser_open", "browser_type", "browser_click"]
+
+
+def test_a_browser_step_in_the_trace_carries_its_url_and_a_screenshot(tmp_path):
+    """The Debug trace (and its JSONL download) holds each browser step's page thumbnail; the model never sees it."""
+    from agent.events import Solution, ToolResult
+    from ui.trace_view import render_trace
+
+    task = next(t for t in TASKS if t.key == "hover")
+    with js_sites() as site, ScriptedOpenAI(model_for(site.base)) as model:
+        settings = load_settings(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
+                                 RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20)
+        question = task.question.format(site=site.base)
+        try:
+            events = list(Pipeline(settings).stream(question, use_rag=False))
+        finally:
+            from tools.browser.tools import engine_config
+
+            release_engine(engine_config(settings))
+        sent_to_model = [m for request in model.requests for m in request.body.get("messages", [])]
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.name for r in results] == ["browser_open", "browser_hover"]
+    assert all(r.thumbnail and r.thumbnail.startswith("data:image/jpeg;base64,") for r in results)
+    assert "data:image/jpeg" in Solution.from_events(question, events).trace_jsonl()
+    assert not any("data:image" in str(m.get("content")) for m in sent_to_model)
+    steps = [m for m in render_trace(events) if "browser_hover" in str((m.metadata or {}).get("title", ""))]
+    assert steps and site.url("/chart") in steps[0].metadata["title"] and "<details>" in str(steps[0].content)

@@ -45,6 +45,50 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
         return run.reply(run.run(lambda s: s.open(target)), work)
 
     @tool
+    def browser_scroll(config: RunnableConfig, direction: str = "down") -> str:  # noqa: D417 - config is injected
+        """Scroll the page (or its scrolling list) to load more; content that appears is in the reply.
+
+        Args:
+            direction: "down" or "up" one screen, or "bottom" or "top".
+        """
+        where = (direction or "down").strip().lower()
+        if where not in DIRECTIONS:
+            raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
+
+    @tool
+    def browser_back(config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Go back to the previous page in the browser's history and show it."""
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.back()), work)
+
+    @tool
+    def browser_snapshot(config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+        """Show the browser's current page again: after it changed by itself, or page N of a long snapshot.
+
+        Args:
+            page: Which page of the snapshot to show (1 is the first); a reply says how many there are.
+        """
+        run, work = run_of(config)
+        _opened(run)
+        if page != 1 and run.last is not None:  # page N of the snapshot the reply before named
+            return run.reply(run.last, work, page)
+        return run.reply(run.run(lambda s: s.capture()), work, page)
+
+    click, type_, select, hover = _element_tools(run_of)
+    tools = [browser_open, click, type_, select, hover, browser_scroll, browser_back, browser_snapshot, screenshot]
+    for made in tools:
+        made.metadata = {**(made.metadata or {}), "browser": True}
+    return tools
+
+
+def _element_tools(run_of: RunOf) -> list[BaseTool]:
+    """browser_click, browser_type, browser_select and browser_hover: one element, named by its ref."""
+
+    @tool
     def browser_click(ref: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
         """Click the element with this ref (a link, button, tab, checkbox, radio, menu item) and show the page after.
 
@@ -91,42 +135,4 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
         _opened(run)
         return run.reply(run.run(lambda s: s.act(ref, "hover")), work, changes=True)
 
-    @tool
-    def browser_scroll(config: RunnableConfig, direction: str = "down") -> str:  # noqa: D417 - config is injected
-        """Scroll the page (or its scrolling list) to load more; content that appears is in the reply.
-
-        Args:
-            direction: "down" or "up" one screen, or "bottom" or "top".
-        """
-        where = (direction or "down").strip().lower()
-        if where not in DIRECTIONS:
-            raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
-        run, work = run_of(config)
-        _opened(run)
-        return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
-
-    @tool
-    def browser_back(config: RunnableConfig) -> str:  # noqa: D417 - config is injected
-        """Go back to the previous page in the browser's history and show it."""
-        run, work = run_of(config)
-        _opened(run)
-        return run.reply(run.run(lambda s: s.back()), work)
-
-    @tool
-    def browser_snapshot(config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
-        """Show the browser's current page again: after it changed by itself, or page N of a long snapshot.
-
-        Args:
-            page: Which page of the snapshot to show (1 is the first); a reply says how many there are.
-        """
-        run, work = run_of(config)
-        _opened(run)
-        if page != 1 and run.last is not None:  # page N of the snapshot the reply before named
-            return run.reply(run.last, work, page)
-        return run.reply(run.run(lambda s: s.capture()), work, page)
-
-    tools = [browser_open, browser_click, browser_type, browser_select, browser_hover, browser_scroll,
-             browser_back, browser_snapshot, screenshot]
-    for made in tools:
-        made.metadata = {**(made.metadata or {}), "browser": True}
-    return tools
+    return [browser_click, browser_type, browser_select, browser_hover]

@@ -23,6 +23,8 @@ from tools.errors import ToolFailure
 VIEWPORT = {"width": 1280, "height": 800}
 _REF = re.compile(r"^\[?e?(\d+)\]?$", re.IGNORECASE)
 MAX_OPTIONS = 30
+MAX_NODES = 30000
+"""Elements one snapshot walks at most (a huge page's snapshot says where it stopped)."""
 
 SCROLL_JS = r"""
 (direction) => {
@@ -239,7 +241,8 @@ class BrowserSession:
         lines: list[str] = []
         for index, frame in enumerate(self.page.frames):
             try:
-                walked = frame.evaluate(WALKER, {"start": self.next_ref, "maxOptions": MAX_OPTIONS})
+                walked = frame.evaluate(WALKER, {"start": self.next_ref, "maxOptions": MAX_OPTIONS,
+                                                 "maxNodes": MAX_NODES})
             except Exception:  # noqa: BLE001 - a frame that navigated away or is cross-process-gone
                 continue
             self.next_ref = max(self.next_ref, int(walked["next"]))

@@ -35,8 +35,8 @@ INIT_SCRIPT = r"""
 """
 
 WALKER = r"""
-({start, maxOptions}) => {
-  let next = start;
+({start, maxOptions, maxNodes}) => {
+  let next = start, visited = 0, cut = false;
   const seen = new Set();
   const lines = [];
   let buf = '';
@@ -146,6 +146,7 @@ WALKER = r"""
   const walk = (node, depth, quiet) => {
     if (node.nodeType === Node.TEXT_NODE) { if (!quiet) buf += node.textContent; return; }
     if (node.nodeType !== Node.ELEMENT_NODE) return;
+    if (++visited > maxNodes) { cut = true; return; }
     const el = node;
     if (SKIP.has(el.tagName) || hidden(el)) return;
     if (el.tagName === 'LABEL' && el.control) {  // its text is the control's name, shown on the control's line
@@ -184,6 +185,7 @@ WALKER = r"""
   };
   walk(document.body || document.documentElement, 0, false);
   flush();
+  if (cut) lines.push(`…[the page has more than ${maxNodes} elements; the snapshot stops there]`);
   return {lines, next};
 }
 """
