@@ -44,6 +44,8 @@ def attack_pages(port: int) -> dict[str, Reply]:
                         "application/javascript"),
         "/preconnect": _page(f"<link rel='preconnect' href='{canary}'><link rel='dns-prefetch' href='{canary}'>"
                              f"<link rel='prefetch' href='{canary}/prefetch'><a href='{canary}/link'>a link</a>"),
+        "/mirror": _page("<a href='https://huggingface.co/datasets/gaia-benchmark/GAIA/raw/main/x.json'>answers</a>"
+                         "<img src='https://www.huggingface.co/datasets/gaia-benchmark/GAIA/logo.png'>"),
         "/click-out": _page(f"<a href='{canary}/clicked'>Go out</a>"),
         "/own-image": _page("<img src='/own.png'>"),
         "/own.png": Reply(200, b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -162,3 +164,15 @@ def test_control_an_allowed_canary_is_reached(canary, site):
     finally:
         work.close()
         harness.close()
+
+
+def test_a_link_to_a_blocked_domain_is_refused_in_the_browser(browser, site):
+    from tests.support.js_sites import ref_of
+
+    work = browser.workspace()
+    try:
+        page = browser.call(work, "browser_open", url=site.url("/mirror")).output
+        after = browser.call(work, "browser_click", ref=ref_of(page, 'link "answers"')).output
+        assert "is on a blocked domain" in after and after.startswith(f"URL: {site.url('/mirror')}")
+    finally:
+        work.close()

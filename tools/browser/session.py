@@ -19,6 +19,7 @@ from urllib.parse import urldefrag
 
 from tools.browser.snapshot_js import INIT_SCRIPT, WALKER
 from tools.errors import ToolFailure
+from tools.search import blocked_by
 
 VIEWPORT = {"width": 1280, "height": 800}
 _REF = re.compile(r"^\[?e?(\d+)\]?$", re.IGNORECASE)
@@ -85,13 +86,16 @@ class BrowserSession:
     """A run's context and tab; every method runs on the browser thread."""
 
     def __init__(self, browser: Any, *, action_timeout_s: float, settle_s: float, max_pages: int,
-                 refusal_for: Any) -> None:
+                 refusal_for: Any, blocked: tuple[str, ...] = ()) -> None:
         self.browser = browser
         self.context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, service_workers="block",
                                            locale="en-US")
         self.context.set_default_timeout(action_timeout_s * 1000)
         self.context.set_default_navigation_timeout(action_timeout_s * 1000)
         self.context.add_init_script(INIT_SCRIPT)
+        self.blocked = blocked
+        for prefix in blocked:  # https paths are not visible to the proxy: refused here, before any request
+            self.context.route(re.compile(r"^[a-z]+://(www\.)?" + re.escape(prefix), re.IGNORECASE), self._refuse)
         self.settle_s = settle_s
         self.max_pages = max_pages
         self.pages_loaded = 0
@@ -116,6 +120,12 @@ class BrowserSession:
         if request.is_navigation_request() and request.frame == self.page.main_frame:
             why = self._refusal_for(request.url) or request.failure or "failed"
             self.notes.append(f"The navigation to {request.url} did not load: {why}")
+
+    def _refuse(self, route: Any) -> None:
+        if route.request.is_navigation_request():
+            self.notes.append(f"{route.request.url} is on a blocked domain (it mirrors benchmark answers) and was "
+                              "not loaded. Find the information in an original source.")
+        route.abort("blockedbyclient")
 
     def _dialog(self, dialog: Any) -> None:
         self.notes.append(f"A JavaScript {dialog.type} said: \"{dialog.message}\" (accepted).")
@@ -238,6 +248,10 @@ class BrowserSession:
     def capture(self, since: float | None = None, thumbnail: bool = True) -> Capture:
         """The page once settled: URL, title, snapshot lines (refs assigned), notes, a JPEG thumbnail."""
         self._wait_settled(time.monotonic() if since is None else since)
+        if self.page.url.startswith("chrome-error://"):  # a refused or failed navigation: back where it was
+            with contextlib.suppress(Exception):
+                self.page.go_back(wait_until="domcontentloaded")
+            self.notes.append(f"The browser stays on {self.page.url}.")
         lines: list[str] = []
         for index, frame in enumerate(self.page.frames):
             try:
@@ -249,6 +263,10 @@ class BrowserSession:
             if index and walked["lines"]:
                 lines.append(f"--- frame {frame.url} ---")
             lines.extend(walked["lines"])
+        if blocked_by(self.page.url, list(self.blocked)):  # reached through a redirect hop the route never saw
+            self.notes.append(f"{self.page.url} is on a blocked domain and is not shown.")
+            self.page.goto("about:blank")
+            lines = []
         notes, self.notes = self.notes, []
         shot = None
         if thumbnail:

@@ -92,7 +92,8 @@ class BrowserRun:
             if self.session is None or self.session.browser is not browser:  # first use, or a restarted browser
                 assert self.engine.proxy is not None
                 self.session = BrowserSession(browser, action_timeout_s=self.times.action_s, settle_s=self.times.settle_s,
-                                              max_pages=self.max_pages, refusal_for=self.engine.proxy.refusal_for)
+                                              max_pages=self.max_pages, refusal_for=self.engine.proxy.refusal_for,
+                                              blocked=self.engine.config.rules.blocked)
             return action(self.session)
 
         with self._lock:
