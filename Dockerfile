@@ -11,9 +11,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     GRADIO_SERVER_NAME=0.0.0.0 \
     GRADIO_SERVER_PORT=7860
 
-# OCR (image_ocr), audio decoding (transcribe_audio), the run_python sandbox, speech fixtures.
+# OCR (image_ocr), audio decoding (transcribe_audio), the run_python sandbox, speech fixtures, the browser tools.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng \
+ && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng chromium \
  && rm -rf /var/lib/apt/lists/*
 
 # Hugging Face Spaces run containers as uid 1000.

@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     SANDBOX_MODE: SandboxMode = Field("auto", description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) falls back to rlimits and a uid of its own, labelled.")
     SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="run_python memory cap in MiB: the address space of each process, and the resident memory of all of a call's processes together.")
 
+    # --- browser (tools/browser: one shared Chromium, a context per run) ---------------------------
+    BROWSER_EXECUTABLE: str = Field("/usr/bin/chromium", description="Chromium the browser tools drive through Playwright (Debian's `chromium` package; no browser download).")
+    BROWSER_MAX_PAGES: int = Field(100, ge=1, description="Pages one run may load in the browser (opens, clicked links, popups).")
+
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
     RAG_INDEX_DIR: Path = Field(PROJECT_ROOT / "data" / "rag_index", description="Directory of the FAISS index and its metadata.")

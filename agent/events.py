@@ -128,6 +128,8 @@ class ToolResult(Event):
     truncated_chars: int = 0
     error_kind: ErrorKind | None = None
     """None when ok; else why it failed (tools.errors.ErrorKind)."""
+    thumbnail: str | None = None
+    """A small JPEG data URL of the page a browser step saw (trace and downloads only, never the model)."""
 
 
 @dataclass(kw_only=True)

@@ -29,7 +29,16 @@ HARNESS_ADDENDUM = (
     "When you are done, end with the FINAL ANSWER line."
 )
 
-SYSTEM_PROMPT = f"{GAIA_SYSTEM_PROMPT}\n\n{HARNESS_ADDENDUM}"
+# --- the browser (tools/browser): when to operate a page instead of reading it ---------------------
+BROWSER_GUIDANCE = (
+    "To read a page, use fetch_webpage: it is cheaper and faster. Use the browser tools (browser_open, then "
+    "browser_click / browser_type / browser_select / browser_hover / browser_scroll with the [eN] refs of its "
+    "snapshot) only when the page must be operated: a site's own search box, filters and forms, tabs, buttons "
+    "that load more, values that show on hover, or content that appears only with JavaScript (fetch_webpage "
+    "shows little or nothing). For a chart drawn on a canvas or a map, use browser_screenshot with a question."
+)
+
+SYSTEM_PROMPT = f"{GAIA_SYSTEM_PROMPT}\n\n{HARNESS_ADDENDUM} {BROWSER_GUIDANCE}"
 
 FINAL_ANSWER_REQUEST = (
     "You have reached the step limit: no more tools can be called. Based on everything above, give "

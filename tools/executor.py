@@ -38,6 +38,8 @@ class ToolOutcome:
     duration_s: float
     truncated_chars: int = 0
     error_kind: ErrorKind | None = None
+    thumbnail: str | None = None
+    """A small data-URL image of what the tool saw (a browser step), for the trace only."""
 
 
 def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableConfig | None = None) -> tuple[str, int]:
@@ -70,10 +72,12 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
     inline = bool((tool.metadata or {}).get("inline"))
     future = None if inline else _POOL.submit(contextvars.copy_context().run, _invoke, tool, args, config)
     error_kind: ErrorKind | None = None
+    thumbnail: str | None = None
     try:
         # A little grace so a tool that enforces TOOL_TIMEOUT itself can report its own, more precise message.
         raw = _invoke(tool, args, config) if future is None else future.result(timeout=limit + 2.0)
         text = raw if isinstance(raw, str) else _stringify(raw)
+        thumbnail = getattr(raw, "thumbnail", None)  # tools.browser.BrowserReply: never shown to the model
     except cf.TimeoutError:
         error_kind = "timeout"
         text = (f"Error: {tool.name} did not finish within TOOL_TIMEOUT={limit:g}s. "
@@ -102,7 +106,7 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
     if error_kind is None and text.startswith("Error:"):
         error_kind = "reported"
     return ToolOutcome(output=text, ok=error_kind is None, duration_s=time.monotonic() - start,
-                       truncated_chars=cut, error_kind=error_kind)
+                       truncated_chars=cut, error_kind=error_kind, thumbnail=thumbnail)
 
 
 def _stringify(value: Any) -> str:

@@ -316,3 +316,13 @@ def page_long_output(text: str, tool_name: str, work: Workspace, max_chars: int)
     cache.put(f"file:read_file:{target}:{max_chars}:{version}", doc)
     start, end = doc.spans[0]
     return doc.page(1), len(text) - (end - start)
+
+
+def remember_named(work: Workspace, name: str, doc: Document) -> None:
+    """Make `doc` what find_in_page(source=`name`) searches in this run (e.g. "browser": the current page)."""
+    run_cache(work).put(f"named:{name}", doc)
+
+
+def named_document(work: Workspace, name: str) -> Document | None:
+    """The document remembered under `name` in this run (see `remember_named`), if any."""
+    return run_cache(work).get(f"named:{name.strip().lower()}")

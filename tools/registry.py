@@ -20,6 +20,7 @@ from langchain_core.tools import BaseTool
 
 from config import Settings, redact
 from tools.audio import make_audio_tools
+from tools.browser import make_browser_tools
 from tools.calculator import make_calculator_tools
 from tools.errors import MissingDependency
 from tools.excel import make_excel_tools
@@ -57,6 +58,7 @@ FACTORIES: list[tuple[ToolTier, ToolFactory]] = [
     ("extension", make_vision_tools),
     ("extension", make_audio_tools),
     ("extension", make_video_tools),
+    ("extension", make_browser_tools),
     ("rag", make_rag_tools),
 ]
 

@@ -10,6 +10,7 @@ Per-run objects that tools share across calls (a page cache) hang off the worksp
 from __future__ import annotations
 
 import atexit
+import logging
 import shutil
 import tempfile
 import threading
@@ -21,6 +22,7 @@ from config import Settings
 from tools.errors import ToolFailure
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Workspace:
@@ -31,6 +33,8 @@ class Workspace:
         self.max_bytes = max_bytes
         self._reserved = 0
         self._objects: dict[str, Any] = {}
+        self._on_close: list[Callable[[], None]] = []
+        self._hooks_lock = threading.Lock()  # not _lock: a `shared` factory may register a hook
         self._lock = threading.Lock()  # tools of one run may run in parallel
 
     def subdir(self, label: str) -> Path:
@@ -68,8 +72,20 @@ class Workspace:
                 self._objects[key] = factory()
             return self._objects[key]
 
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call `callback` when the run ends, before its directory goes (a browser context shared across calls)."""
+        with self._hooks_lock:
+            self._on_close.append(callback)
+
     def close(self) -> None:
-        """Delete the directory and forget the run's objects."""
+        """Run the close hooks, delete the directory and forget the run's objects."""
+        with self._hooks_lock:
+            hooks, self._on_close = self._on_close, []
+        for hook in hooks:
+            try:
+                hook()
+            except Exception:  # a hook that fails must not keep the run's files on disk
+                log.exception("a workspace close hook failed")
         with self._lock:
             self._objects.clear()
         shutil.rmtree(self.root, ignore_errors=True)

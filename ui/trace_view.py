@@ -7,6 +7,7 @@ tool call shows a spinner until its result arrives and two sessions can never sh
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from agent.events import (
 )
 from ui.text import shown
 
+_THUMBNAIL = re.compile(r"data:image/(?:jpeg|png);base64,[A-Za-z0-9+/=]+")
 MAX_SHOWN = 3000
 """Characters of a tool output or model message shown in one step (the JSONL trace keeps everything)."""
 
@@ -120,10 +122,36 @@ def tool_message(call: ToolCall | None, result: ToolResult | None) -> gr.ChatMes
         return _step(f"🛠️ {name} …", "\n\n".join(parts), pending=True)
     mark = "✅" if result.ok else "❌"
     label = "Result" if result.ok else f"Failed ({result.error_kind or 'error'})"
+    url = browser_url(name, result.output)
+    if url:
+        parts.insert(0, f"Page: {url}")
+    if result.thumbnail:
+        parts.append(thumbnail_html(result.thumbnail))
     parts.append(f"{label}:\n" + _fence(clip(result.output)))
     if result.truncated_chars:
         parts.append(f"_{result.truncated_chars} characters were cut before the model saw them._")
-    return _step(f"{mark} {name}", "\n\n".join(parts), duration=result.duration_s)
+    title = f"{mark} {name}" + (f" · {clip(url, 80)}" if url else "")
+    return _step(title, "\n\n".join(parts), duration=result.duration_s)
+
+
+def browser_url(tool_name: str, output: str) -> str | None:
+    """The page a browser step ended on (its reply's `URL:` line, or the screenshot's page), else None."""
+    if not tool_name.startswith("browser_"):
+        return None
+    first = output.split("\n", 1)[0]
+    if first.startswith("URL: "):
+        return first[5:].strip()
+    if first.startswith("Screenshot of "):
+        return first[len("Screenshot of "):].split(" ", 1)[0]
+    return None
+
+
+def thumbnail_html(data_url: str) -> str:
+    """A small screenshot of what a browser step saw, collapsed until opened."""
+    if not _THUMBNAIL.fullmatch(data_url):  # only our own JPEG/PNG data URLs go into the HTML
+        return ""
+    return (f'<details><summary>🖼️ screenshot</summary><img src="{data_url}" alt="what the browser showed" '
+            'style="max-width:320px"></details>')
 
 
 ANSWER_PREFIX = "**Final answer:** "

@@ -19,7 +19,7 @@ from config import Settings
 from tools.context import ToolContext
 from tools.fetch import Download, check_url, download, page_text
 from tools.netguard import NetPolicy
-from tools.paging import Document, file_document, latest_reading, run_cache
+from tools.paging import Document, file_document, latest_reading, named_document, run_cache
 from tools.paths import human_size, resolve_path
 from tools.pdf_parse import find_in, pdf_document, read_page
 from tools.search import blocked_prefixes
@@ -135,13 +135,14 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         all its words occur close together are returned.
 
         Args:
-            source: A web address (fetched if it was not read yet) or the path of a file (an attachment
-                or a file a tool saved).
+            source: A web address (fetched if it was not read yet), the path of a file (an attachment
+                or a file a tool saved), or "browser" for the page open in the browser.
             query: The word or phrase to look for, e.g. "Nobel Prize" or "1987".
         """
         ctx = ToolContext.of(config)
         raw = (source or "").strip()
-        doc = reader.document(raw, ctx.work) if looks_like_url(raw) else reader.file(resolve_path(raw, config), ctx.work)
+        doc = named_document(ctx.work, raw) or (
+            reader.document(raw, ctx.work) if looks_like_url(raw) else reader.file(resolve_path(raw, config), ctx.work))
         return find_in(doc, query)
 
     return [fetch_webpage, find_in_page]

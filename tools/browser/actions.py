@@ -1,0 +1,138 @@
+"""The browser's action tools: each operates the run's one tab and answers with the settled page's snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
+
+from config import Settings
+from tools.errors import ToolFailure
+
+if TYPE_CHECKING:
+    from tools.browser.tools import BrowserRun
+    from tools.workspace import Workspace
+
+RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, Workspace]"]
+DIRECTIONS = ("down", "up", "bottom", "top")
+
+
+def _opened(run: BrowserRun) -> None:
+    if run.session is None:
+        raise ToolFailure("no page is open in the browser: call browser_open(url) first.", "bad_arguments")
+
+
+def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -> list[BaseTool]:
+    """browser_open … browser_snapshot over the run's tab, then `screenshot`."""
+    from tools.browser.tools import open_checked
+
+    @tool
+    def browser_open(url: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Open a web page in a real browser (JavaScript runs) and show it as a snapshot with element refs.
+
+        Use the browser for pages you must operate: search boxes, filters, forms, tabs, buttons that load
+        more, hover tooltips, content only JavaScript shows. For reading a static page fetch_webpage is
+        cheaper. The snapshot lists every element you can operate as `[eN] role "name" state`; pass the
+        ref (e.g. "e12") to browser_click, browser_type, browser_select or browser_hover.
+
+        Args:
+            url: The full http(s) address, e.g. https://example.org/search. A new open replaces the page.
+        """
+        target = open_checked(url, settings)
+        run, work = run_of(config)
+        return run.reply(run.run(lambda s: s.open(target)), work)
+
+    @tool
+    def browser_scroll(config: RunnableConfig, direction: str = "down") -> str:  # noqa: D417 - config is injected
+        """Scroll the page (or its scrolling list) to load more; content that appears is in the reply.
+
+        Args:
+            direction: "down" or "up" one screen, or "bottom" or "top".
+        """
+        where = (direction or "down").strip().lower()
+        if where not in DIRECTIONS:
+            raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
+
+    @tool
+    def browser_back(config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Go back to the previous page in the browser's history and show it."""
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.back()), work)
+
+    @tool
+    def browser_snapshot(config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+        """Show the browser's current page again: after it changed by itself, or page N of a long snapshot.
+
+        Args:
+            page: Which page of the snapshot to show (1 is the first); a reply says how many there are.
+        """
+        run, work = run_of(config)
+        _opened(run)
+        if page != 1 and run.last is not None:  # page N of the snapshot the reply before named
+            return run.reply(run.last, work, page)
+        return run.reply(run.run(lambda s: s.capture()), work, page)
+
+    click, type_, select, hover = _element_tools(run_of)
+    tools = [browser_open, click, type_, select, hover, browser_scroll, browser_back, browser_snapshot, screenshot]
+    for made in tools:
+        made.metadata = {**(made.metadata or {}), "browser": True}
+    return tools
+
+
+def _element_tools(run_of: RunOf) -> list[BaseTool]:
+    """browser_click, browser_type, browser_select and browser_hover: one element, named by its ref."""
+
+    @tool
+    def browser_click(ref: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Click the element with this ref (a link, button, tab, checkbox, radio, menu item) and show the page after.
+
+        Args:
+            ref: The element's ref from the latest snapshot, e.g. "e12".
+        """
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.act(ref, "click")), work)
+
+    @tool
+    def browser_type(ref: str, text: str, config: RunnableConfig, submit: bool = False) -> str:  # noqa: D417
+        """Replace the content of a text field (textbox or searchbox) with `text`, optionally pressing Enter.
+
+        Args:
+            ref: The field's ref from the latest snapshot, e.g. "e13".
+            text: What the field should contain afterwards.
+            submit: True to press Enter after typing (submits a search box or form).
+        """
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.act(ref, "type", text, submit)), work)
+
+    @tool
+    def browser_select(ref: str, option: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Pick an option of a select or combobox by its visible label (else by its value).
+
+        Args:
+            ref: The combobox's ref from the latest snapshot, e.g. "e15".
+            option: The option's label as listed in the snapshot's options="…", e.g. "2019".
+        """
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.act(ref, "select", option)), work)
+
+    @tool
+    def browser_hover(ref: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Move the pointer over an element; what appears (a tooltip, a menu, a chart value) is in the reply.
+
+        Args:
+            ref: The element's ref from the latest snapshot, e.g. "e20".
+        """
+        run, work = run_of(config)
+        _opened(run)
+        return run.reply(run.run(lambda s: s.act(ref, "hover")), work, changes=True)
+
+    return [browser_click, browser_type, browser_select, browser_hover]

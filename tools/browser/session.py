@@ -1,0 +1,316 @@
+"""One run's browser: its own context (cookies, storage) and its one tab, operated on the browser thread.
+
+Every method here runs on the engine's thread (`BrowserEngine.call`), never on a tool thread. The run's
+ref counter lives here, so a ref number is never given twice in a run. After each action the page is
+given time to settle — network idle for 0.5 s and the DOM quiet, capped at `settle_s` — and then the
+whole page is walked into a snapshot. Popups and `target=_blank` links open in the run's one tab; a
+JavaScript dialog is accepted and its text noted; a download is not saved by the browser (the reply
+names its URL for fetch_webpage, which saves files under the workspace's caps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urldefrag
+
+from tools.browser.snapshot_js import INIT_SCRIPT, WALKER
+from tools.errors import ToolFailure
+from tools.search import blocked_by
+
+VIEWPORT = {"width": 1280, "height": 800}
+_REF = re.compile(r"^\[?e?(\d+)\]?$", re.IGNORECASE)
+MAX_OPTIONS = 30
+MAX_NODES = 30000
+"""Elements one snapshot walks at most (a huge page's snapshot says where it stopped)."""
+
+SCROLL_JS = r"""
+(direction) => {
+  const big = (el) => el.scrollHeight > el.clientHeight + 10 &&
+    ['auto', 'scroll', 'overlay'].includes(getComputedStyle(el).overflowY);
+  const root = document.scrollingElement || document.documentElement;
+  let target = root;
+  if (root.scrollHeight <= innerHeight + 10) {
+    let best = 0;
+    for (const el of document.querySelectorAll('*')) {
+      if (!big(el)) continue;
+      const r = el.getBoundingClientRect();
+      const area = r.width * r.height;
+      if (area > best) { best = area; target = el; }
+    }
+  }
+  const step = (target === root ? innerHeight : target.clientHeight) * 0.9;
+  const to = {down: target.scrollTop + step, up: target.scrollTop - step, bottom: target.scrollHeight,
+              top: 0}[direction];
+  target.scrollTo({top: to, behavior: 'instant'});
+  if (target === root) window.scrollTo({top: to, behavior: 'instant'});
+  target.dispatchEvent(new Event('scroll'));
+  return {top: Math.round(target.scrollTop), height: target.scrollHeight, inner: target !== root};
+}
+"""
+
+
+@dataclass
+class Settle:
+    """In-flight requests of the tab, and when the network last changed."""
+
+    inflight: int = 0
+    last: float = field(default_factory=time.monotonic)
+
+    def start(self, _request: Any) -> None:
+        """A request began."""
+        self.inflight += 1
+        self.last = time.monotonic()
+
+    def end(self, _request: Any) -> None:
+        """A request finished or failed."""
+        self.inflight = max(0, self.inflight - 1)
+        self.last = time.monotonic()
+
+
+@dataclass
+class Capture:
+    """What one action left: the page's snapshot lines, notes (dialogs, refusals) and a small screenshot."""
+
+    url: str
+    title: str
+    lines: list[str]
+    notes: list[str]
+    thumbnail: bytes | None = None
+
+
+class BrowserSession:
+    """A run's context and tab; every method runs on the browser thread."""
+
+    def __init__(self, browser: Any, *, action_timeout_s: float, settle_s: float, max_pages: int,
+                 refusal_for: Any, blocked: tuple[str, ...] = ()) -> None:
+        self.browser = browser
+        self.context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, service_workers="block",
+                                           locale="en-US")
+        self.context.set_default_timeout(action_timeout_s * 1000)
+        self.context.set_default_navigation_timeout(action_timeout_s * 1000)
+        self.context.add_init_script(INIT_SCRIPT)
+        self.blocked = blocked
+        for prefix in blocked:  # https paths are not visible to the proxy: refused here, before any request
+            self.context.route(re.compile(r"^[a-z]+://(www\.)?" + re.escape(prefix), re.IGNORECASE), self._refuse)
+        self.settle_s = settle_s
+        self.max_pages = max_pages
+        self.pages_loaded = 0
+        self.next_ref = 1
+        self.notes: list[str] = []
+        self._refusal_for = refusal_for
+        self._settle = Settle()
+        self._popups: list[str] = []
+        self.page = self.context.new_page()
+        self._watch(self.page)
+        self.context.on("page", self._popup)
+
+    def _watch(self, page: Any) -> None:
+        page.on("request", self._settle.start)
+        page.on("requestfinished", self._settle.end)
+        page.on("requestfailed", self._failed)
+        page.on("dialog", self._dialog)
+        page.on("download", self._download)
+
+    def _failed(self, request: Any) -> None:
+        self._settle.end(request)
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            why = self._refusal_for(request.url) or request.failure or "failed"
+            self.notes.append(f"The navigation to {request.url} did not load: {why}")
+
+    def _refuse(self, route: Any) -> None:
+        if route.request.is_navigation_request():
+            self.notes.append(f"{route.request.url} is on a blocked domain (it mirrors benchmark answers) and was "
+                              "not loaded. Find the information in an original source.")
+        route.abort("blockedbyclient")
+
+    def _dialog(self, dialog: Any) -> None:
+        self.notes.append(f"A JavaScript {dialog.type} said: \"{dialog.message}\" (accepted).")
+        dialog.accept()
+
+    def _download(self, download: Any) -> None:
+        self.notes.append(f"The page started a download of {download.suggested_filename!r} from {download.url}; the "
+                          f"browser does not save files: read it with fetch_webpage(url=\"{download.url}\").")
+        download.cancel()
+
+    def _popup(self, page: Any) -> None:
+        if page == self.page:
+            return
+        with contextlib.suppress(Exception):  # a popup that never commits still gets closed
+            page.wait_for_load_state("commit", timeout=3000)
+        url = page.url
+        page.close()
+        if url and url != "about:blank":
+            self._popups.append(url)  # opened in the run's tab once the action's own wait gets to it
+
+    def _goto(self, url: str) -> None:
+        self._count_page()
+        try:
+            self.page.goto(url, wait_until="domcontentloaded")
+        except Exception as exc:  # noqa: BLE001 - the reason is in the observation
+            why = self._refusal_for(url) or str(exc).splitlines()[0]
+            self.notes.append(f"The navigation to {url} did not load: {why}")
+
+    def _count_page(self) -> None:
+        self.pages_loaded += 1
+        if self.pages_loaded > self.max_pages:
+            raise ToolFailure(f"this run opened {self.max_pages} pages in the browser (BROWSER_MAX_PAGES); answer "
+                              "with what you found or use fetch_webpage.", "size_limit")
+
+    # --- actions -----------------------------------------------------------------------------------
+
+    def open(self, url: str) -> Capture:
+        """Load `url` in the run's tab (replacing the page) and capture it once settled."""
+        start = time.monotonic()
+        self._goto(url)
+        return self.capture(start)
+
+    def locate(self, ref: str) -> Any:
+        """The element carrying `ref` in any frame of the tab; ToolFailure naming browser_snapshot if none."""
+        match = _REF.match((ref or "").strip())
+        if not match:
+            raise ToolFailure(f"{ref!r} is not a ref: pass one such as \"e12\" from the latest snapshot.",
+                              "bad_arguments")
+        name = f"e{int(match.group(1))}"
+        for frame in self.page.frames:
+            found = frame.locator(f'[data-gaia-ref="{name}"]')
+            if found.count():
+                return found.first
+        age = "is from an earlier page or the element is gone" if int(match.group(1)) < self.next_ref \
+            else "was never given"
+        raise ToolFailure(f"ref {name} {age}: call browser_snapshot to see the current page's refs.", "not_found")
+
+    def act(self, ref: str, action: str, text: str = "", submit: bool = False) -> Capture:
+        """Click, type into, select in or hover over the element `ref`, then capture the page."""
+        element = self.locate(ref)
+        start = time.monotonic()
+        before = urldefrag(self.page.url)[0]
+        if action == "click":
+            _click(element)
+        elif action == "type":
+            try:
+                element.fill(text)
+            except Exception as exc:  # noqa: BLE001 - not a field
+                raise ToolFailure(f"{ref} cannot be typed into ({str(exc).splitlines()[0]}); pick a textbox or "
+                                  "searchbox ref.", "bad_arguments") from None
+            if submit:
+                element.press("Enter")
+        elif action == "select":
+            self._select(element, ref, text)
+        elif action == "hover":
+            element.hover()
+        capture = self.capture(start)
+        if urldefrag(capture.url)[0] != before:
+            self._count_page()
+        return capture
+
+    def _select(self, element: Any, ref: str, option: str) -> None:
+        if element.evaluate("(e) => e.tagName") != "SELECT":
+            _click(element)
+            self.page.get_by_role("option", name=option).first.click()
+            return
+        for how in ("label", "value"):
+            try:
+                element.select_option(**{how: option}, timeout=2000)
+                return
+            except Exception:  # noqa: BLE001 - try the value next
+                continue
+        labels = element.evaluate("(e) => Array.from(e.options).map((o) => o.label || o.text)")
+        raise ToolFailure(f"{ref} has no option {option!r}; its options are: {' | '.join(labels[:MAX_OPTIONS])}.",
+                          "bad_arguments")
+
+    def scroll(self, direction: str) -> Capture:
+        """Scroll the page (or its main inner scrolling element) and capture what is there now."""
+        start = time.monotonic()
+        where = self.page.evaluate(SCROLL_JS, direction)
+        inner = " (an inner scrolling area)" if where.get("inner") else ""
+        self.notes.append(f"Scrolled {direction}{inner}: now at {where['top']} of {where['height']} pixels.")
+        return self.capture(start)
+
+    def back(self) -> Capture:
+        """History back; says so when there is no earlier page."""
+        start = time.monotonic()
+        before = self.page.url
+        self.page.go_back(wait_until="domcontentloaded")  # None also for a same-document (pushState) step
+        if self.page.url == "about:blank" and before != "about:blank":  # the tab's blank start is no page
+            self.page.go_forward(wait_until="domcontentloaded")
+        if self.page.url == before:
+            self.notes.append("There is no earlier page in this tab's history.")
+        return self.capture(start)
+
+    def screenshot(self) -> bytes:
+        """A PNG of the viewport."""
+        return bytes(self.page.screenshot(type="png"))
+
+    def capture(self, since: float | None = None, thumbnail: bool = True) -> Capture:
+        """The page once settled: URL, title, snapshot lines (refs assigned), notes, a JPEG thumbnail."""
+        self._wait_settled(time.monotonic() if since is None else since)
+        if self.page.url.startswith("chrome-error://"):  # a refused or failed navigation: back where it was
+            with contextlib.suppress(Exception):
+                self.page.go_back(wait_until="domcontentloaded")
+            self.notes.append(f"The browser stays on {self.page.url}.")
+        lines: list[str] = []
+        for index, frame in enumerate(self.page.frames):
+            try:
+                walked = frame.evaluate(WALKER, {"start": self.next_ref, "maxOptions": MAX_OPTIONS,
+                                                 "maxNodes": MAX_NODES})
+            except Exception:  # noqa: BLE001 - a frame that navigated away or is cross-process-gone
+                continue
+            self.next_ref = max(self.next_ref, int(walked["next"]))
+            if index and walked["lines"]:
+                lines.append(f"--- frame {frame.url} ---")
+            lines.extend(walked["lines"])
+        if blocked_by(self.page.url, list(self.blocked)):  # reached through a redirect hop the route never saw
+            self.notes.append(f"{self.page.url} is on a blocked domain and is not shown.")
+            self.page.goto("about:blank")
+            lines = []
+        notes, self.notes = self.notes, []
+        shot = None
+        if thumbnail:
+            try:
+                shot = bytes(self.page.screenshot(type="jpeg", quality=45, timeout=3000))
+            except Exception:  # noqa: BLE001 - a thumbnail is a nicety for the trace
+                shot = None
+        return Capture(self.page.url, _title(self.page), lines, notes, shot)
+
+    def _wait_settled(self, since: float) -> None:
+        end = since + self.settle_s
+        while time.monotonic() < end:
+            self.page.wait_for_timeout(100)
+            if self._popups:
+                url = self._popups.pop(0)
+                self.notes.append(f"A new window for {url} was opened in this tab instead.")
+                self._goto(url)
+                end = time.monotonic() + self.settle_s
+                continue
+            now = time.monotonic()
+            if self._settle.inflight or now - max(since, self._settle.last) < 0.5:
+                continue
+            try:
+                quiet = self.page.evaluate("() => Date.now() - (window.__gaiaLastChange || 0)")
+            except Exception:  # noqa: BLE001 - the page is navigating: keep waiting
+                continue
+            if quiet >= 300:
+                return
+
+    def close(self) -> None:
+        """Close the run's context: its tab, cookies and storage go with it."""
+        with contextlib.suppress(Exception):  # the browser may already be gone
+            self.context.close()
+
+
+def _click(element: Any) -> None:
+    try:
+        element.click(timeout=5000)
+    except Exception:  # noqa: BLE001 - covered or moving: click it where it is
+        element.dispatch_event("click")
+
+
+def _title(page: Any) -> str:
+    try:
+        return str(page.title())
+    except Exception:  # noqa: BLE001 - navigating
+        return ""

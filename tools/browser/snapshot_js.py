@@ -1,0 +1,191 @@
+"""The JavaScript the browser runs in every page: listener marks (an init script) and the snapshot walker.
+
+`INIT_SCRIPT` runs before the page's own scripts: it notes which elements get click/hover listeners
+through `addEventListener` (nothing else can see them), keeps the time of the last DOM change (for
+"settled"), and turns `window.open` into a navigation of the same tab (the run has one tab).
+
+`WALKER` walks the whole document (not just the viewport) in reading order and returns lines: text with
+headings as markdown, and one `[eN] role "name" state → url` line per element the model can operate.
+Refs are a `data-gaia-ref` attribute numbered from the run's counter (`start`), so a number is never
+given to two elements in one run; an element keeps its ref while it exists.
+"""
+
+INIT_SCRIPT = r"""
+(() => {
+  if (window.__gaiaInit) return;
+  window.__gaiaInit = true;
+  const marks = new WeakSet();
+  const kinds = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'mouseover',
+                         'mouseenter', 'pointerover', 'pointerenter', 'dblclick']);
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    try { if (kinds.has(String(type)) && this instanceof Element) marks.add(this); } catch (e) {}
+    return add.call(this, type, listener, options);
+  };
+  Object.defineProperty(window, '__gaiaHasListener', {value: (el) => marks.has(el)});
+  window.__gaiaLastChange = Date.now();
+  const watch = () => new MutationObserver(() => { window.__gaiaLastChange = Date.now(); })
+      .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  try { watch(); } catch (e) {}
+  window.open = function (url) {
+    if (url) location.href = new URL(String(url), location.href).href;
+    return window;
+  };
+})();
+"""
+
+WALKER = r"""
+({start, maxOptions, maxNodes}) => {
+  let next = start, visited = 0, cut = false;
+  const seen = new Set();
+  const lines = [];
+  let buf = '';
+  const flush = () => { const t = buf.replace(/\s+/g, ' ').trim(); if (t) lines.push(t); buf = ''; };
+  const BLOCK = new Set(['ADDRESS','ARTICLE','ASIDE','BLOCKQUOTE','BR','DD','DETAILS','DIALOG','DIV','DL','DT',
+    'FIELDSET','FIGCAPTION','FIGURE','FOOTER','FORM','HEADER','HR','LI','MAIN','NAV','OL','P','PRE','SECTION',
+    'SUMMARY','TABLE','TBODY','THEAD','TFOOT','TR','UL','CAPTION','LEGEND','svg']);
+  const SKIP = new Set(['SCRIPT','STYLE','NOSCRIPT','TEMPLATE','HEAD','META','LINK','title']);
+  const ROLE_TAGS = {A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox', SUMMARY: 'button',
+    OPTION: 'option'};
+  const OPERABLE = new Set(['link','button','textbox','searchbox','combobox','listbox','checkbox','radio','tab',
+    'menuitem','menuitemcheckbox','menuitemradio','option','switch','slider','spinbutton','treeitem']);
+  const clean = (s, n = 120) => { s = String(s || '').replace(/\s+/g, ' ').trim();
+    return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+  const q = (s) => '"' + clean(s).replace(/"/g, "'") + '"';
+  const hidden = (el) => {
+    if (el.getAttribute && el.getAttribute('aria-hidden') === 'true') return true;
+    const st = getComputedStyle(el);
+    if (st.display === 'none' || st.visibility === 'hidden' || st.visibility === 'collapse') return true;
+    if (el.tagName === 'INPUT' && el.type === 'hidden') return true;
+    return false;
+  };
+  const roleOf = (el) => {
+    const aria = (el.getAttribute('role') || '').split(' ')[0];
+    if (aria) return aria;
+    const tag = el.tagName;
+    if (tag === 'A') return el.hasAttribute('href') ? 'link' : '';
+    if (tag === 'INPUT') {
+      const t = (el.type || 'text').toLowerCase();
+      return {checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button', reset: 'button',
+        image: 'button', range: 'slider', number: 'spinbutton', search: 'searchbox'}[t] || 'textbox';
+    }
+    if (tag === 'SELECT' && (el.multiple || el.size > 1)) return 'listbox';
+    return ROLE_TAGS[tag] || '';
+  };
+  const labelled = (el) => {
+    const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean);
+    const text = ids.map((id) => document.getElementById(id)).filter(Boolean).map((e) => e.textContent).join(' ');
+    if (text.trim()) return text;
+    if (el.getAttribute('aria-label')) return el.getAttribute('aria-label');
+    if (el.labels && el.labels.length) return Array.from(el.labels).map((l) => l.textContent).join(' ');
+    return '';
+  };
+  const svgTitle = (el) => {
+    for (const c of el.children || []) if (c.tagName && c.tagName.toLowerCase() === 'title') return c.textContent;
+    return '';
+  };
+  const nameOf = (el, role) => {
+    const l = labelled(el);
+    if (l.trim()) return l;
+    if (['textbox','searchbox','combobox','listbox','slider','spinbutton'].includes(role))
+      return el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name') || '';
+    if (el.tagName === 'INPUT' && ['button','submit','reset'].includes(el.type)) return el.value || el.type;
+    if (el.tagName === 'INPUT' && el.type === 'image') return el.alt || el.title || 'image';
+    const own = svgTitle(el) || el.getAttribute('title');
+    const text = (el.innerText !== undefined ? el.innerText : el.textContent) || '';
+    if (text.trim()) return text;
+    if (own) return own;
+    const img = el.querySelector && el.querySelector('img[alt], svg title');
+    return img ? (img.alt || img.textContent) : '';
+  };
+  const tooBig = (el) => el === document.body || el === document.documentElement ||
+    el.querySelectorAll('*').length > 40 || (el.textContent || '').length > 400;
+  const pointer = (el) => { const c = getComputedStyle(el).cursor;
+    return c === 'pointer' && (!el.parentElement || getComputedStyle(el.parentElement).cursor !== 'pointer'); };
+  const operable = (el) => {
+    const role = roleOf(el);
+    if (OPERABLE.has(role)) return role;
+    const listens = (window.__gaiaHasListener && window.__gaiaHasListener(el)) || el.onclick || el.onmouseover ||
+      el.onmouseenter || el.hasAttribute('onclick') || el.hasAttribute('onmouseover');
+    if (listens && !tooBig(el)) return role || (el instanceof SVGElement ? 'graphic' : 'clickable');
+    if (el instanceof SVGElement && el.tagName !== 'svg' && svgTitle(el)) return role || 'graphic';
+    if (!(el instanceof SVGElement) && el.hasAttribute('title') && !tooBig(el) && !['ABBR'].includes(el.tagName))
+      return role || 'element';
+    if (pointer(el) && !tooBig(el) && (el.innerText || '').trim()) return role || 'clickable';
+    return '';
+  };
+  const stateOf = (el, role) => {
+    const s = [];
+    if (role === 'textbox' || role === 'searchbox' || role === 'spinbutton' || role === 'slider') {
+      const v = el.isContentEditable ? el.innerText : (el.value !== undefined ? el.value : '');
+      s.push('value=' + q(el.type === 'password' ? '•••' : v));
+    }
+    if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox') {
+      const c = el.checked !== undefined && el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
+      s.push('checked=' + c);
+    }
+    if (el.tagName === 'SELECT') {
+      const opts = Array.from(el.options);
+      const sel = opts.filter((o) => o.selected).map((o) => clean(o.label || o.text, 60));
+      s.push('selected=' + q(sel.join(', ')));
+      const labels = opts.slice(0, maxOptions).map((o) => clean(o.label || o.text, 40));
+      s.push('options=' + q(labels.join(' | ') + (opts.length > maxOptions ? ` | …${opts.length - maxOptions} more` : '')));
+    }
+    if (role === 'tab' || role === 'option' || role === 'treeitem') s.push('selected=' + (el.getAttribute('aria-selected') === 'true' || !!el.selected));
+    if (el.hasAttribute('aria-expanded')) s.push('expanded=' + el.getAttribute('aria-expanded'));
+    if (el.hasAttribute('aria-pressed')) s.push('pressed=' + el.getAttribute('aria-pressed'));
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') s.push('disabled');
+    return s.join(' ');
+  };
+  const refOf = (el) => {
+    let r = el.getAttribute('data-gaia-ref');
+    if (!r || seen.has(r)) { r = 'e' + (next++); el.setAttribute('data-gaia-ref', r); }
+    seen.add(r);
+    return r;
+  };
+  const walk = (node, depth, quiet) => {
+    if (node.nodeType === Node.TEXT_NODE) { if (!quiet) buf += node.textContent; return; }
+    if (node.nodeType !== Node.ELEMENT_NODE) return;
+    if (++visited > maxNodes) { cut = true; return; }
+    const el = node;
+    if (SKIP.has(el.tagName) || hidden(el)) return;
+    if (el.tagName === 'LABEL' && el.control) {  // its text is the control's name, shown on the control's line
+      if (!el.contains(el.control)) return;
+      quiet = true;
+    }
+    const h = /^H([1-6])$/.exec(el.tagName);
+    if (h) { flush(); lines.push('#'.repeat(+h[1]) + ' ' + clean(el.innerText || el.textContent, 300)); return; }
+    const role = operable(el);
+    if (role) {
+      const bullet = buf.replace(/\s+/g, ' ').trim() === '-';
+      if (bullet) buf = '';
+      flush();
+      let line = (bullet ? '- ' : '') + '[' + refOf(el) + '] ' + role + ' ' + q(nameOf(el, role));
+      const state = stateOf(el, role);
+      if (state) line += ' ' + state;
+      if (el.tagName === 'A' && el.href) line += ' → ' + el.href;
+      lines.push('  '.repeat(Math.min(depth, 4)) + line);
+      if (['link','button','textbox','searchbox','combobox','listbox','checkbox','radio','option','slider',
+           'spinbutton','switch'].includes(role) || el.tagName === 'SELECT') return;
+      const inner = (el.innerText || el.textContent || '').trim();
+      if (inner.length <= 120 && !el.querySelector('a[href],button,input,select,textarea,[role],[title]')) return;
+      for (const c of el.childNodes) walk(c, depth + 1, quiet);
+      flush();
+      return;
+    }
+    const block = BLOCK.has(el.tagName);
+    if (block) flush();
+    if (el.tagName === 'LI') buf += '- ';
+    if (el.tagName === 'IMG' && el.alt) buf += ' [image: ' + clean(el.alt) + '] ';
+    if (el.tagName === 'TD' || el.tagName === 'TH') buf += ' | ';
+    if (el.tagName === 'CANVAS') buf += ' [canvas ' + el.width + '×' + el.height + ': use browser_screenshot] ';
+    const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
+    for (const c of kids) walk(c, depth + (block ? 1 : 0), quiet);
+    if (block) flush();
+  };
+  walk(document.body || document.documentElement, 0, false);
+  flush();
+  if (cut) lines.push(`…[the page has more than ${maxNodes} elements; the snapshot stops there]`);
+  return {lines, next};
+}
+"""
