@@ -81,10 +81,6 @@ class ModelClient:
     on_retry: RetryHook | None = None
     sleep: Callable[[float], None] = time.sleep
 
-    def copy_with(self, **changes: Any) -> ModelClient:
-        """A copy with other hooks or another gate (e.g. a batch run's limiter), sharing the chat models."""
-        return dataclasses.replace(self, **changes)
-
     def request(self, messages: Sequence[BaseMessage], *, purpose: str = "agent", model_name: str | None = None,
                 tools: Sequence[Any] = ()) -> CallResult:
         """One call with retries and the gate, without the on_call hook (the loop reports its own steps)."""

@@ -205,8 +205,3 @@ def question_message(question: str, file_name: str | None = None) -> gr.ChatMess
     """The asked question as the first (user) message."""
     text = question if not file_name else f"{question}\n\n📎 `{file_name}`"
     return gr.ChatMessage(role="user", content=text)
-
-
-def verdict_text(explanation: dict[str, Any], expected: str) -> str:
-    """One-line verdict for the answer box's neighbour."""
-    return str(verdict_message(explanation, expected).content)
