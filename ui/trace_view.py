@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import gradio as gr
 from gradio.components.chatbot import MetadataDict
@@ -26,6 +25,7 @@ from agent.events import (
     ToolCall,
     ToolResult,
 )
+from evaluation.scorer import Score, scorer_label
 from ui.text import shown
 
 MAX_SHOWN = 3000
@@ -187,17 +187,19 @@ def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) ->
     return messages
 
 
-def verdict_message(explanation: dict[str, Any], expected: str) -> gr.ChatMessage:
-    """Correct or not for a known task, with the scorer's explanation."""
-    correct = bool(explanation.get("correct"))
-    head = f"✅ **Correct** (expected: {expected})" if correct else f"❌ **Wrong** — expected: **{expected}**"
-    details = [f"rule: `{explanation.get('rule', '?')}`",
-               f"normalized answer: `{explanation.get('normalized_answer', '')}`",
-               f"normalized truth: `{explanation.get('normalized_truth', '')}`"]
-    if explanation.get("format_only_miss"):
-        details.append("format-only miss: the content matches, the format does not")
-    if explanation.get("lenient_reason"):
-        details.append(f"lenient match: {explanation['lenient_reason']}")
+def verdict_message(score: Score, expected: str) -> gr.ChatMessage:
+    """Correct or not for a known task, by which scorer, with the official rules' view of the answer."""
+    head = f"✅ **Correct** (expected: {expected})" if score.correct else f"❌ **Wrong** — expected: **{expected}**"
+    details = [f"scorer: {scorer_label(score.scorer)}"]
+    if (explanation := score.explanation) is not None:
+        details += [f"rule: `{explanation.rule}`", f"normalized answer: `{explanation.normalized_answer}`",
+                    f"normalized truth: `{explanation.normalized_truth}`"]
+        if score.format_only_miss:
+            details.append("format-only miss: the content matches, the format does not")
+        if explanation.lenient_reason:
+            details.append(f"lenient match: {explanation.lenient_reason}")
+    if score.note:
+        details.append(score.note)
     return gr.ChatMessage(role="assistant", content=head + "\n\n" + " · ".join(details))
 
 
