@@ -34,7 +34,7 @@ from agent.run_client import RunEvents, run_client
 from agent.state import AgentState, RunContext
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from config import Settings, get_settings, redact
-from models import ChatModels, EndpointMonitor, OpenGate, RequestGate
+from models import ChatModels, EndpointMonitor, OpenGate, RequestGate, separate_vision_endpoint
 from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
@@ -80,7 +80,9 @@ class _Parts:
     models: ChatModels | None = None
     """One chat model per model name (None when no endpoint is configured)."""
     endpoint: EndpointMonitor | None = None
-    """The endpoint check (None for an injected model: tests' scripted models have no endpoint)."""
+    """The agent endpoint's check (None for an injected model: tests' scripted models have no endpoint)."""
+    vision_endpoint: EndpointMonitor | None = None
+    """The vision endpoint's own check, when VISION_BASE_URL / VISION_API_KEY make it another endpoint."""
     status: dict[str, str] = field(default_factory=dict)
     raise_internal_errors: bool = False
     """A tool's bug ends the run with an internal error instead of becoming an observation (tests)."""
@@ -116,6 +118,9 @@ class Pipeline:
             elif parts.models is not None and parts.models.fixed is None:
                 parts.endpoint = EndpointMonitor(s)
                 status["llm"] = parts.endpoint.probe().detail
+                if s.vision_model and separate_vision_endpoint(s):  # the header shows both endpoints
+                    parts.vision_endpoint = EndpointMonitor(s, role="vision")
+                    status["vision"] = f"{parts.vision_endpoint.probe().detail} (own endpoint)"
             else:
                 status["llm"] = f"ready ({_model_name(parts.llm, s)})"
             kb_error = None
@@ -214,7 +219,8 @@ class Pipeline:
         assert parts.registry is not None and parts.graph is not None
 
         trace = RunEvents(s, started)  # the run's model calls and retries, routed to the current sink
-        client = run_client(s, parts.models, self.gate, parts.endpoint, trace) if parts.models is not None else None
+        client = (run_client(s, parts.models, self.gate, parts.endpoint, trace, parts.vision_endpoint)
+                  if parts.models is not None else None)
         decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
                           active_tools=parts.registry.names, use_rag=use_rag, started=started, client=client)
         yield from trace.drain()

@@ -44,6 +44,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                 batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                 scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer", elem_id="batch-scorer",
                                      info="How answers are scored; a resumed run keeps the scorer it started with.")
+                # The session's pick, as State: the `evaluate` / `resume` API keeps its form (API clients: official).
+                scorer_pick = gr.State(DEFAULT_SCORER)
                 if on_space():
                     gr.LoginButton()
                 # On a Space the scoring API gets the signed-in username, never a typed one.
@@ -137,7 +139,7 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     def compare_visible(run_a, run_b, visitor: Session):
         return compare(run_a, run_b, settings, visitor)
 
-    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, scorer,
+    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, scorer_pick,
             control, session]
     outputs = [batch_status, table, summary, chart, downloads]
     run_lists = [run_a, run_b, resume_pick]
@@ -149,6 +151,7 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                      concurrency_limit=batch_limit, show_progress_on=[progress_box]
                      ).then(runs, [control, session], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
+    scorer.change(lambda name: name, scorer, scorer_pick, api_visibility="private", queue=False)
     refresh_btn.click(runs, [control, session], run_lists, api_visibility="private", queue=False)
     demo.load(runs, [control, session], run_lists, api_visibility="private", queue=False)
     compare_btn.click(compare_visible, [run_a, run_b, session], comparison, api_name="compare", concurrency_id="light")

@@ -37,6 +37,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                         use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                         scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer (a picked task's verdict)",
                                              elem_id="debug-scorer")
+                        scorer_pick = gr.State(DEFAULT_SCORER)  # as State: the `ask` API keeps its inputs
                         task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
                 with gr.Row():
                     ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
@@ -115,7 +116,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     upload.change(attachment_line, [upload, task], attached, api_visibility="private", queue=False)
     # A new run clears the side output of the last one (preview or lookup of another question).
     ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
-    ask_btn.click(ask, [question, upload, task, use_rag, scorer, control, session], [trace, answer, verdict, trace_file],
+    scorer.change(lambda name: name, scorer, scorer_pick, api_visibility="private", queue=False)
+    ask_btn.click(ask, [question, upload, task, use_rag, scorer_pick, control, session], [trace, answer, verdict, trace_file],
                   api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.
     stop_btn.click(halt, [control], None, api_visibility="private", queue=False)
