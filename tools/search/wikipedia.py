@@ -5,22 +5,23 @@ from __future__ import annotations
 from urllib.parse import quote, urljoin
 
 from config import Settings
-from tools.search.base import ProviderError, ProviderUnavailable, SearchResult, plain_text, request_json
+from tools.search.base import KeyedHTTPProvider, ProviderError, ProviderUnavailable, SearchResult, plain_text
 
 
-class WikipediaProvider:
-    """Full-text search of one MediaWiki site; article URLs are built as {site}/wiki/{Title}."""
+class WikipediaProvider(KeyedHTTPProvider):
+    """Full-text search of one MediaWiki site (no key); article URLs are built as {site}/wiki/{Title}."""
 
     name = "wikipedia"
 
     def __init__(self, api_url: str) -> None:
+        super().__init__(api_url)
         self.api_url = api_url
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
         """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         params = {"action": "query", "list": "search", "srsearch": query, "srlimit": max_results,
                   "srprop": "snippet", "format": "json", "formatversion": 2}
-        data = request_json("GET", self.api_url, timeout, params=params)
+        data = self.call_json("GET", "", timeout, params=params)
         if isinstance(data, dict) and "error" in data:
             error = data["error"]
             raise ProviderError(f"API error: {error.get('info', error) if isinstance(error, dict) else error}")
