@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from ui.debug import ask_stream
 from ui.runtime import Loaded, Runtime
 
 
-def _runtime(script, **overrides) -> Runtime:
+def _runtime(script: list[Any], **overrides: Any) -> Runtime:
     settings = load_settings(OPENAI_API_KEY="sk-test", RAG_ENABLED=False, **overrides)
     pipeline = Pipeline(settings, llm=ScriptedChatModel(script=list(script)), registry=ToolRegistry(),
                         knowledge_base=EmptyKnowledgeBase())
@@ -29,7 +30,7 @@ def _runtime(script, **overrides) -> Runtime:
     return runtime
 
 
-def test_the_form_takes_a_known_scorer_and_refuses_others():
+def test_the_form_takes_a_known_scorer_and_refuses_others() -> None:
     form = ("Local GAIA folder", "validation", "/data", "All", 0, "", 1, 0, True, "")
     assert batch.make_request(*form).scorer == "official"
     assert batch.make_request(*form, "lenient").scorer == "lenient"
@@ -38,7 +39,7 @@ def test_the_form_takes_a_known_scorer_and_refuses_others():
     assert [value for _label, value in batch.SCORER_CHOICES] == ["official", "lenient"]
 
 
-def test_a_debug_verdict_comes_from_the_chosen_scorer():
+def test_a_debug_verdict_comes_from_the_chosen_scorer() -> None:
     task = Sample(task_id="t-1", question="Name them in order.", level=1, final_answer="a, b")
     for scorer, mark in (("official", "❌ **Wrong**"), ("lenient", "✅ **Correct**")):
         runtime = _runtime([ai("FINAL ANSWER: b, a")])
@@ -47,13 +48,13 @@ def test_a_debug_verdict_comes_from_the_chosen_scorer():
         assert messages[-1].content == verdict
 
 
-def test_an_unknown_debug_scorer_is_refused_before_any_model_call():
+def test_an_unknown_debug_scorer_is_refused_before_any_model_call() -> None:
     runtime = _runtime([])
     (messages, answer, verdict, trace), = ask_stream(runtime, "q?", scorer="judge")
     assert "Unknown scorer" in str(messages[-1].content) and trace is None
 
 
-def test_a_batch_run_is_scored_and_recorded_with_the_forms_scorer(tmp_path):
+def test_a_batch_run_is_scored_and_recorded_with_the_forms_scorer(tmp_path: Path) -> None:
     gaia = make_gaia_folder(tmp_path / "gaia")
     runtime = _runtime([ai("FINAL ANSWER: 4")], OUTPUT_DIR=tmp_path / "runs")
     req = batch.make_request("Local GAIA folder", "validation", str(gaia), "All", 1, "", 1, 0, False, "", "lenient")

@@ -6,16 +6,18 @@ A resumed folder never mixes two scorers' verdicts; older folders read as the of
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 from agent.pipeline import Pipeline
 from config import load_settings
 from evaluation.__main__ import build_parser
 from evaluation.dataset import Sample
 from evaluation.records import TaskRecord
-from evaluation.runner import RunConfig, RunError, run_batch
+from evaluation.runner import RunConfig, RunError, RunResult, run_batch
 from evaluation.scorer import SCORERS, Score, lenient_scorer, official_scorer, scorer_label
 from rag.types import EmptyKnowledgeBase
 from tests.support.fake_model import ScriptedChatModel, ai
@@ -26,7 +28,7 @@ SAMPLES = [Sample(task_id=f"seam-{i}", question=f"List them: say {said}", level=
            for i, (said, truth) in enumerate([("b, a", "a, b"), ("4", "4"), ("y, x", "x, y")])]
 
 
-def _answer(messages: list[BaseMessage]) -> object:
+def _answer(messages: list[BaseMessage]) -> AIMessage:
     text = str(messages[-1].content)
     return ai(f"FINAL ANSWER: {text.split('say ', 1)[1].splitlines()[0]}")
 
@@ -37,25 +39,25 @@ def _pipeline(tasks: int) -> Pipeline:
     return Pipeline(settings, llm=model, registry=ToolRegistry(), knowledge_base=EmptyKnowledgeBase())
 
 
-def _run(samples, out, **config):
+def _run(samples: list[Sample], out: Path, **config: Any) -> RunResult:
     return run_batch(samples, _pipeline(len(samples)), RunConfig(concurrency=1, question_delay=0, output_dir=out,
                                                                 **config), load_settings(RAG_ENABLED=False))
 
 
-def test_every_scorer_is_named_as_its_scores_say_and_has_a_label():
+def test_every_scorer_is_named_as_its_scores_say_and_has_a_label() -> None:
     assert list(SCORERS) == ["official", "lenient"]
     for name, scorer in SCORERS.items():
         assert scorer("b, a", "a, b").scorer == name and scorer_label(name).startswith(name)
 
 
-def test_the_lenient_scorer_counts_a_format_only_miss_and_keeps_the_official_view():
+def test_the_lenient_scorer_counts_a_format_only_miss_and_keeps_the_official_view() -> None:
     official, lenient = official_scorer("b, a", "a, b"), lenient_scorer("b, a", "a, b")
     assert not official.correct and official.format_only_miss
     assert lenient.correct and not lenient.format_only_miss and lenient.explanation == official.explanation
     assert not lenient_scorer("London", "Paris").correct
 
 
-def test_a_lenient_run_is_named_in_run_json_records_summary_and_report(tmp_path):
+def test_a_lenient_run_is_named_in_run_json_records_summary_and_report(tmp_path: Path) -> None:
     result = _run(SAMPLES, tmp_path / "run", scorer="lenient")
     assert [r.correct for r in result.records] == [True, True, True]
     assert all(isinstance(r.score, Score) and r.score.scorer == "lenient" for r in result.records)
@@ -65,7 +67,7 @@ def test_a_lenient_run_is_named_in_run_json_records_summary_and_report(tmp_path)
     assert "**Correct (lenient scorer)**: 100.0%" in report and "official scorer" not in report
 
 
-def test_the_default_run_is_the_official_scorers(tmp_path):
+def test_the_default_run_is_the_official_scorers(tmp_path: Path) -> None:
     result = _run(SAMPLES, tmp_path / "run")
     assert [r.correct for r in result.records] == [False, True, False]
     assert [r.failure_category for r in result.records] == ["format_only_miss", "correct", "format_only_miss"]
@@ -73,7 +75,7 @@ def test_the_default_run_is_the_official_scorers(tmp_path):
     assert "**Exact match (official scorer)**: 33.3%" in (tmp_path / "run" / "report.md").read_text()
 
 
-def test_resume_refuses_another_scorer_and_keeps_the_folders_own(tmp_path):
+def test_resume_refuses_another_scorer_and_keeps_the_folders_own(tmp_path: Path) -> None:
     out = tmp_path / "run"
     _run(SAMPLES[:1], out, scorer="lenient")
     with pytest.raises(RunError, match="scored with the 'lenient' scorer.*--scorer lenient"):
@@ -83,12 +85,12 @@ def test_resume_refuses_another_scorer_and_keeps_the_folders_own(tmp_path):
     assert resumed.summary["meta"]["scorer"] == "lenient"
 
 
-def test_an_unknown_scorer_is_refused_with_the_choices(tmp_path):
+def test_an_unknown_scorer_is_refused_with_the_choices(tmp_path: Path) -> None:
     with pytest.raises(RunError, match="unknown scorer 'judge'.*official, lenient"):
         _run(SAMPLES[:1], tmp_path / "run", scorer="judge")
 
 
-def test_a_folder_from_before_the_scorer_was_recorded_resumes_as_the_official_scorers(tmp_path):
+def test_a_folder_from_before_the_scorer_was_recorded_resumes_as_the_official_scorers(tmp_path: Path) -> None:
     out = tmp_path / "old"
     _run(SAMPLES[:1], out)
     info = json.loads((out / "run.json").read_text())
@@ -105,7 +107,7 @@ def test_a_folder_from_before_the_scorer_was_recorded_resumes_as_the_official_sc
     assert old.score.explanation is not None and old.score.explanation.rule == "list"
 
 
-def test_a_record_stores_its_score_as_the_explanation_dict_and_reads_it_back():
+def test_a_record_stores_its_score_as_the_explanation_dict_and_reads_it_back() -> None:
     record = TaskRecord(task_id="t", question="q", expected="a, b", predicted="b, a",
                         score=lenient_scorer("b, a", "a, b"))
     data = record.to_dict()
@@ -119,7 +121,7 @@ def test_a_record_stores_its_score_as_the_explanation_dict_and_reads_it_back():
     assert plain.score == Score(False) and plain.score.scorer == "official"
 
 
-def test_the_cli_offers_every_scorer_and_nothing_else(capsys):
+def test_the_cli_offers_every_scorer_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
     args = build_parser().parse_args(["run", "--scorer", "lenient"])
     assert args.scorer == "lenient" and build_parser().parse_args(["run"]).scorer is None
     with pytest.raises(SystemExit):

@@ -13,17 +13,17 @@ from langchain_core.messages import HumanMessage
 
 from agent.pipeline import Pipeline
 from config import Settings, load_settings, redact
-from models import ChatModels, EndpointMonitor, LLMCallError, ModelClient, endpoint_for, separate_vision_endpoint
+from models import CallResult, ChatModels, EndpointMonitor, LLMCallError, ModelClient, endpoint_for, separate_vision_endpoint
 from tests.support.openai_server import ScriptedOpenAI, say
 
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        return int(sock.getsockname()[1])
 
 
-def test_the_vision_endpoint_defaults_to_the_agents():
+def test_the_vision_endpoint_defaults_to_the_agents() -> None:
     s = load_settings(OPENAI_BASE_URL="http://127.0.0.1:1/v1/", OPENAI_API_KEY="sk-agent")
     assert endpoint_for(s, "vision") == endpoint_for(s, "agent")
     assert endpoint_for(s, "agent").base_url == "http://127.0.0.1:1/v1" and not separate_vision_endpoint(s)
@@ -36,14 +36,14 @@ def test_the_vision_endpoint_defaults_to_the_agents():
     assert endpoint_for(load_settings(OPENAI_API_KEY="sk-agent", VISION_API_KEY=""), "vision").key == "sk-agent"
 
 
-def test_the_vision_key_is_a_secret_that_never_shows():
+def test_the_vision_key_is_a_secret_that_never_shows() -> None:
     assert "VISION_API_KEY" in Settings.secret_fields()
     s = load_settings(VISION_API_KEY="sk-vision-secret")
     assert "sk-vision-secret" not in repr(s)
     assert redact("header: Bearer sk-vision-secret", s) == "header: Bearer ***"
 
 
-def test_each_role_reaches_its_own_endpoint_with_its_own_key():
+def test_each_role_reaches_its_own_endpoint_with_its_own_key() -> None:
     with ScriptedOpenAI([say("agent says hi")]) as agent, ScriptedOpenAI([say("a cat")]) as vision:
         s = load_settings(OPENAI_BASE_URL=agent.url, OPENAI_API_KEY="sk-agent", MODEL_NAME="text-model",
                           VISION_BASE_URL=vision.url, VISION_API_KEY="sk-vision", VISION_MODEL_NAME="vision-x")
@@ -58,11 +58,11 @@ def test_each_role_reaches_its_own_endpoint_with_its_own_key():
     assert agent.requests[0].headers.get("authorization") == "Bearer sk-agent"
 
 
-def message(result) -> str:
+def message(result: CallResult) -> str:
     return str(result.message.content)
 
 
-def test_a_dead_vision_endpoint_never_marks_the_agent_endpoint_dead():
+def test_a_dead_vision_endpoint_never_marks_the_agent_endpoint_dead() -> None:
     dead = f"http://127.0.0.1:{free_port()}/v1"
     with ScriptedOpenAI([say("still here")]) as agent:
         s = load_settings(OPENAI_BASE_URL=agent.url, OPENAI_API_KEY="sk-agent", MODEL_NAME="scripted",
@@ -79,7 +79,7 @@ def test_a_dead_vision_endpoint_never_marks_the_agent_endpoint_dead():
             client.invoke([HumanMessage(content="again?")], role="vision", purpose="vision")
 
 
-def test_a_shared_endpoint_has_one_monitor_for_both_roles():
+def test_a_shared_endpoint_has_one_monitor_for_both_roles() -> None:
     port = free_port()
     s = load_settings(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", MODEL_NAME="scripted", RATE_LIMIT_RETRY_MAX=1)
     monitor = EndpointMonitor(s)
@@ -90,7 +90,7 @@ def test_a_shared_endpoint_has_one_monitor_for_both_roles():
     assert monitor.state is not None and monitor.state.unreachable  # the same server is down for both
 
 
-def test_the_pipeline_checks_and_shows_both_endpoints_when_they_differ():
+def test_the_pipeline_checks_and_shows_both_endpoints_when_they_differ() -> None:
     dead = f"http://127.0.0.1:{free_port()}/v1"
     with ScriptedOpenAI() as agent:
         both = load_settings(OPENAI_BASE_URL=agent.url, OPENAI_API_KEY="sk-agent", MODEL_NAME="scripted",

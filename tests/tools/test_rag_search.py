@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
-from config import load_settings
+from config import Settings, load_settings
 from rag.shortcut import FaissKnowledgeBase
 from rag.store import Entry
 from rag.types import EmptyKnowledgeBase, Match
@@ -86,21 +88,23 @@ class _OneEntryKB(EmptyKnowledgeBase):
     def saved_count(self) -> int:
         return 1
 
-    def search(self, query, k=None, exclude_task_ids=()):
+    def search(self, query: str, k: int | None = None, exclude_task_ids: Iterable[str] = ()) -> list[Match]:
         self.searched.append((query, set(exclude_task_ids)))
         return [Match("What is the injected knowledge base?", "this one", 0.9, task_id="kb-1", source="test")]
 
 
-def test_the_registry_hands_rag_search_the_knowledge_base_it_is_given(settings):
+def test_the_registry_hands_rag_search_the_knowledge_base_it_is_given(settings: Settings) -> None:
     kb = _OneEntryKB()
     registry = build_registry(settings, [("rag", make_rag_tools)], deps={"knowledge_base": kb})
-    outcome = run_tool(registry.get("rag_search"), {"query": "which one?"}, settings,
+    tool = registry.get("rag_search")
+    assert tool is not None, registry.missing
+    outcome = run_tool(tool, {"query": "which one?"}, settings,
                        config={"configurable": {"task_id": "t-9"}}, raise_internal_errors=True)
     assert outcome.ok and "A: this one (source test)" in outcome.output
     assert kb.searched == [("which one?", {"t-9"})]  # the settings' index (empty here) was never opened
 
 
-def test_the_pipelines_rag_search_searches_the_pipelines_knowledge_base(settings):
+def test_the_pipelines_rag_search_searches_the_pipelines_knowledge_base(settings: Settings) -> None:
     from agent.events import ToolResult
     from agent.pipeline import Pipeline
     from tests.support.fake_model import ScriptedChatModel, ai, tool_call

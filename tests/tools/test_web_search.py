@@ -199,7 +199,7 @@ def test_normalise_url():
     assert normalise_url("https://www.Example.org:8443/A/b?q=1") == "example.org/a/b"
 
 
-def test_every_provider_module_is_listed_and_every_listed_one_is_a_setting_choice():
+def test_every_provider_module_is_listed_and_every_listed_one_is_a_setting_choice() -> None:
     import pkgutil
 
     import tools.search
@@ -210,7 +210,7 @@ def test_every_provider_module_is_listed_and_every_listed_one_is_a_setting_choic
     assert set(load_settings().SEARCH_PROVIDERS.split(",")) == set(PROVIDERS)
 
 
-def test_the_keyed_http_base_sends_the_key_only_when_there_is_one_and_names_a_bad_answer():
+def test_the_keyed_http_base_sends_the_key_only_when_there_is_one_and_names_a_bad_answer() -> None:
     from tools.search import KeyedHTTPProvider, ProviderError
 
     with LocalWebServer({"/api": Reply.json({"items": [{"a": 1}, "not an object"]}),
