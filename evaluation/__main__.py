@@ -140,7 +140,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     s = result.summary
     rate = "n/a" if s["exact_match_rate"] is None else f"{s['exact_match_rate']:.1%}"
     scorer = (s.get("meta") or {}).get("scorer") or "official"
-    print(f"{'exact match' if scorer == 'official' else f'correct ({scorer} scorer)'}: {rate} ({s['correct']}/{s['scored']} scored, {s['total']} recorded, {s['errors']} errors) "
+    verdicts = "exact match" if scorer == "official" else f"correct ({scorer} scorer)"
+    print(f"{verdicts}: {rate} ({s['correct']}/{s['scored']} scored, {s['total']} recorded, {s['errors']} errors) "
           f"in {s['elapsed_s']:.1f} s")
     for level, m in sorted(s["level_metrics"].items()):
         acc = "n/a" if m.get("accuracy") is None else f"{m['accuracy']:.1%}"

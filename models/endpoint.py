@@ -46,11 +46,15 @@ class Endpoint:
 
 
 def endpoint_for(settings: Settings, role: Role) -> Endpoint:
-    """`role`'s endpoint: OPENAI_BASE_URL / OPENAI_API_KEY, for vision VISION_BASE_URL / VISION_API_KEY (empty = the agent's)."""
+    """`role`'s endpoint: OPENAI_BASE_URL / OPENAI_API_KEY; for vision VISION_BASE_URL / VISION_API_KEY.
+
+    An empty vision URL or key is the agent's.
+    """
     agent = Endpoint((settings.OPENAI_BASE_URL or "").rstrip("/"), settings.OPENAI_API_KEY)
     if role == "agent":
         return agent
-    own_key = settings.VISION_API_KEY if settings.VISION_API_KEY and settings.VISION_API_KEY.get_secret_value() else None
+    key = settings.VISION_API_KEY
+    own_key = key if key is not None and key.get_secret_value() else None
     return Endpoint((settings.VISION_BASE_URL or "").rstrip("/") or agent.base_url, own_key or agent.api_key)
 
 

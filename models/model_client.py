@@ -96,7 +96,10 @@ class ModelClient:
 
     def request(self, messages: Sequence[BaseMessage], *, purpose: Purpose = "agent", model_name: str | None = None,
                 tools: Sequence[Any] = (), role: Role = "agent") -> CallResult:
-        """One call to `role`'s endpoint with retries and the gate, without the on_call hook (the loop reports its own steps)."""
+        """One call to `role`'s endpoint with retries and the gate.
+
+        Without the on_call hook: the loop reports its own steps.
+        """
         monitor = self.monitor(role)
         blocked = monitor.blocking_error() if monitor is not None else None
         if blocked is not None:

@@ -40,7 +40,8 @@ def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = No
     kb = knowledge_base
     if kb.saved_count() == 0:
         raise MissingDependency(["rag_search"], f"the knowledge base in {Path(settings.RAG_INDEX_DIR)} is empty: "
-                                "build it with `python -m rag build --gaia-dir DIR --split validation` or `--jsonl FILE`")
+                                "build it with `python -m rag build --gaia-dir DIR --split validation` "
+                                "or `--jsonl FILE`")
     top_k = max(settings.RAG_TOP_K, 5)
 
     @tool

@@ -35,8 +35,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                         attached = gr.Markdown(attachment_line(None, None), elem_id="attached")
                     with gr.Column():
                         use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
-                        scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer (a picked task's verdict)",
-                                             elem_id="debug-scorer")
+                        scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, elem_id="debug-scorer",
+                                             label="Scorer (a picked task's verdict)")
                         scorer_pick = gr.State(DEFAULT_SCORER)  # as State: the `ask` API keeps its inputs
                         task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
                 with gr.Row():
@@ -117,7 +117,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     # A new run clears the side output of the last one (preview or lookup of another question).
     ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
     scorer.change(lambda name: name, scorer, scorer_pick, api_visibility="private", queue=False)
-    ask_btn.click(ask, [question, upload, task, use_rag, scorer_pick, control, session], [trace, answer, verdict, trace_file],
+    ask_btn.click(ask, [question, upload, task, use_rag, scorer_pick, control, session],
+                  [trace, answer, verdict, trace_file],
                   api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.
     stop_btn.click(halt, [control], None, api_visibility="private", queue=False)

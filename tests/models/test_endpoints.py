@@ -13,7 +13,15 @@ from langchain_core.messages import HumanMessage
 
 from agent.pipeline import Pipeline
 from config import Settings, load_settings, redact
-from models import CallResult, ChatModels, EndpointMonitor, LLMCallError, ModelClient, endpoint_for, separate_vision_endpoint
+from models import (
+    CallResult,
+    ChatModels,
+    EndpointMonitor,
+    LLMCallError,
+    ModelClient,
+    endpoint_for,
+    separate_vision_endpoint,
+)
 from tests.support.openai_server import ScriptedOpenAI, say
 
 
