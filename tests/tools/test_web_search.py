@@ -223,3 +223,14 @@ def test_the_keyed_http_base_sends_the_key_only_when_there_is_one_and_names_a_ba
         headers = [r.headers for r in server.requests]
     assert headers[0].get("Authorization") == "Bearer k-secret" and headers[0].get("User-Agent") == "probe/1.0"
     assert "Authorization" not in headers[1]
+
+
+def test_every_http_provider_sends_the_configured_user_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.search import KeyedHTTPProvider, configured_providers
+
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-key")
+    settings = _settings(SEARCH_PROVIDERS="tavily,searxng,wikipedia", SEARXNG_URL="http://127.0.0.1:9",
+                         HTTP_USER_AGENT="gaia-test/9 (+mailto:ops@example.org)")
+    providers, skipped = configured_providers(settings)  # building makes no request
+    assert skipped == [] and [p.name for p in providers] == ["tavily", "searxng", "wikipedia"]
+    assert all(isinstance(p, KeyedHTTPProvider) and p.user_agent == settings.HTTP_USER_AGENT for p in providers)

@@ -24,4 +24,4 @@ def from_settings(settings: Settings) -> SearxngProvider:
     """The provider for SEARXNG_URL; unavailable when it is unset."""
     if not settings.SEARXNG_URL:
         raise ProviderUnavailable("no SEARXNG_URL set")
-    return SearxngProvider(settings.SEARXNG_URL)
+    return SearxngProvider(settings.SEARXNG_URL, user_agent=settings.HTTP_USER_AGENT)

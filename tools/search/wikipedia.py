@@ -5,7 +5,14 @@ from __future__ import annotations
 from urllib.parse import quote, urljoin
 
 from config import Settings
-from tools.search.base import KeyedHTTPProvider, ProviderError, ProviderUnavailable, SearchResult, plain_text
+from tools.search.base import (
+    USER_AGENT,
+    KeyedHTTPProvider,
+    ProviderError,
+    ProviderUnavailable,
+    SearchResult,
+    plain_text,
+)
 
 
 class WikipediaProvider(KeyedHTTPProvider):
@@ -13,8 +20,8 @@ class WikipediaProvider(KeyedHTTPProvider):
 
     name = "wikipedia"
 
-    def __init__(self, api_url: str) -> None:
-        super().__init__(api_url)
+    def __init__(self, api_url: str, user_agent: str = USER_AGENT) -> None:
+        super().__init__(api_url, user_agent=user_agent)
         self.api_url = api_url
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
@@ -41,4 +48,4 @@ def from_settings(settings: Settings) -> WikipediaProvider:
     """The provider for WIKIPEDIA_API_URL; unavailable when it is empty."""
     if not settings.WIKIPEDIA_API_URL:
         raise ProviderUnavailable("no WIKIPEDIA_API_URL set")
-    return WikipediaProvider(settings.WIKIPEDIA_API_URL)
+    return WikipediaProvider(settings.WIKIPEDIA_API_URL, user_agent=settings.HTTP_USER_AGENT)
