@@ -47,7 +47,13 @@ class Settings(BaseSettings):
     OPENAI_API_KEY: SecretStr | None = Field(None, description="API key of the endpoint (not needed for a local vLLM/Ollama).")
     OPENAI_BASE_URL: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1.")
     MODEL_NAME: str = Field("gpt-4o-mini", description="Chat model used by the agent loop.")
-    VISION_MODEL_NAME: str = Field("", description="Model for analyze_image and video keyframes (same endpoint); empty = MODEL_NAME, `none` = vision off (images fall back to OCR).")
+    VISION_MODEL_NAME: str = Field("", description="Model for analyze_image and video keyframes (on the vision "
+                                   "endpoint); empty = MODEL_NAME, `none` = vision off (images fall back to OCR).")
+    # The vision role's own endpoint (issue 23): e.g. a text model on a local server, vision on a hosted one.
+    VISION_BASE_URL: str | None = Field(None, description="Base URL of the OpenAI-compatible endpoint serving "
+                                        "VISION_MODEL_NAME; empty = OPENAI_BASE_URL (the agent's endpoint).")
+    VISION_API_KEY: SecretStr | None = Field(None, description="API key of the vision endpoint; "
+                                             "empty = OPENAI_API_KEY.")
     LLM_TEMPERATURE: float = Field(0.0, ge=0, le=2, description="Sampling temperature of the agent model.")
     LLM_REQUESTS_PER_MINUTE: float = Field(0, ge=0, description="Known request rate limit of the endpoint (0 = unknown; the limiter adapts to 429s).")
     LLM_TOKENS_PER_MINUTE: float = Field(0, ge=0, description="Known token rate limit of the endpoint (0 = unknown; learnt from x-ratelimit-* headers and 429 bodies).")

@@ -36,8 +36,13 @@ CUT_REPLY_KEEP = 2000
 """Characters of a reply cut at the length limit that stay in the conversation."""
 
 
-def build_graph(registry: ToolRegistry) -> CompiledStateGraph[AgentState, RunContext, AgentState, AgentState]:
-    """Compile the loop over the registry's tools; the model client, gate and limits come per run (RunContext)."""
+def build_graph(registry: ToolRegistry, *, raise_internal_errors: bool = False,
+                ) -> CompiledStateGraph[AgentState, RunContext, AgentState, AgentState]:
+    """Compile the loop over the registry's tools; the model client, gate and limits come per run (RunContext).
+
+    `raise_internal_errors`: a tool's bug raises (ending the run with an internal error) instead of
+    becoming an observation the model reads (`tools.executor.run_tool`).
+    """
     arg_names = tool_argument_names(registry.tools)
 
     def assistant(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -52,7 +57,7 @@ def build_graph(registry: ToolRegistry) -> CompiledStateGraph[AgentState, RunCon
         ctx, emit = _begin(runtime)
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
-        return {"messages": _run_tool_calls(last, registry, ctx, emit)}
+        return {"messages": _run_tool_calls(last, registry, ctx, emit, raise_internal_errors=raise_internal_errors)}
 
     def final_answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, emit = _begin(runtime)
@@ -157,8 +162,8 @@ def _as_tool_calls(msg: AIMessage, found: TextToolCalls) -> AIMessage:
                      response_metadata=msg.response_metadata, usage_metadata=msg.usage_metadata, id=msg.id)
 
 
-def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext,
-                    emit: Callable[[Event], None]) -> list[ToolMessage]:
+def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext, emit: Callable[[Event], None], *,
+                    raise_internal_errors: bool = False) -> list[ToolMessage]:
     """Answer every tool call of one assistant message (in parallel), in the order they were asked."""
     config: RunnableConfig = ctx.tools.to_config()
     replies: dict[str, ToolMessage] = {}
@@ -181,7 +186,7 @@ def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext,
             available = ", ".join(registry.names) or "(none)"
             return ToolOutcome(output=f"Error: there is no tool named {name!r}. Available tools: {available}.",
                                ok=False, duration_s=0.0, error_kind="unknown_tool")
-        return run_tool(tool, args, ctx.settings, config)
+        return run_tool(tool, args, ctx.settings, config, raise_internal_errors=raise_internal_errors)
 
     if len(jobs) == 1:
         call_id, name, args = jobs[0]

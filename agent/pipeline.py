@@ -34,7 +34,7 @@ from agent.run_client import RunEvents, run_client
 from agent.state import AgentState, RunContext
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from config import Settings, get_settings, redact
-from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate
+from models import ChatModels, EndpointMonitor, OpenGate, RequestGate, separate_vision_endpoint
 from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
@@ -42,10 +42,6 @@ from tools.registry import ToolRegistry, build_registry
 from tools.workspace import open_workspace
 
 _E = TypeVar("_E", bound=Event)
-
-# The model client of the run currently inside the router, for the knowledge base's hint_llm
-# (the knowledge base is shared by pipeline copies with different gates).
-_RUN_CLIENT: contextvars.ContextVar[ModelClient | None] = contextvars.ContextVar("run_client", default=None)
 
 
 # Threads that drive graph runs; idle ones are reused across runs.
@@ -84,8 +80,12 @@ class _Parts:
     models: ChatModels | None = None
     """One chat model per model name (None when no endpoint is configured)."""
     endpoint: EndpointMonitor | None = None
-    """The endpoint check (None for an injected model: tests' scripted models have no endpoint)."""
+    """The agent endpoint's check (None for an injected model: tests' scripted models have no endpoint)."""
+    vision_endpoint: EndpointMonitor | None = None
+    """The vision endpoint's own check, when VISION_BASE_URL / VISION_API_KEY make it another endpoint."""
     status: dict[str, str] = field(default_factory=dict)
+    raise_internal_errors: bool = False
+    """A tool's bug ends the run with an internal error instead of becoming an observation (tests)."""
     ready: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -94,10 +94,13 @@ class Pipeline:
     """Answers one question at a time (and many concurrently); see the module docstring."""
 
     def __init__(self, settings: Settings, *, llm: BaseChatModel | None = None, registry: ToolRegistry | None = None,
-                 knowledge_base: KnowledgeBase | None = None, gate: RequestGate | None = None) -> None:
+                 knowledge_base: KnowledgeBase | None = None, gate: RequestGate | None = None,
+                 raise_internal_errors: bool = False) -> None:
+        """Parts not given are built by `preload()`; `raise_internal_errors`: see `agent.graph.build_graph`."""
         self.settings = settings
         self.gate: RequestGate = gate or OpenGate()
-        self._parts = _Parts(llm=llm, registry=registry, knowledge_base=knowledge_base)
+        self._parts = _Parts(llm=llm, registry=registry, knowledge_base=knowledge_base,
+                             raise_internal_errors=raise_internal_errors)
 
     # -- set-up -----------------------------------------------------------------------------------
     def preload(self) -> dict[str, str]:
@@ -115,40 +118,31 @@ class Pipeline:
             elif parts.models is not None and parts.models.fixed is None:
                 parts.endpoint = EndpointMonitor(s)
                 status["llm"] = parts.endpoint.probe().detail
+                if s.vision_model and separate_vision_endpoint(s):  # the header shows both endpoints
+                    parts.vision_endpoint = EndpointMonitor(s, role="vision")
+                    status["vision"] = f"{parts.vision_endpoint.probe().detail} (own endpoint)"
             else:
                 status["llm"] = f"ready ({_model_name(parts.llm, s)})"
-            if parts.registry is None:
-                parts.registry = build_registry(s)
+            kb_error = None
+            if parts.knowledge_base is None:
+                parts.knowledge_base, kb_error = _open_knowledge_base(s)
+            if parts.registry is None:  # rag_search searches the pipeline's own knowledge base
+                parts.registry = build_registry(s, deps={"knowledge_base": parts.knowledge_base})
             reg = parts.registry
             missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
             status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
-            parts.graph = build_graph(reg)
+            parts.graph = build_graph(reg, raise_internal_errors=parts.raise_internal_errors)
             status["graph"] = f"ready (MAX_ITERATIONS={s.MAX_ITERATIONS})"
-            if parts.knowledge_base is None:
-                parts.knowledge_base = self._open_knowledge_base()
+            if kb_error is not None:
+                status["rag_error"] = kb_error
             status["rag"] = _describe_kb(parts.knowledge_base, s)
-            warm = getattr(parts.knowledge_base, "warm", None)
-            if s.RAG_ENABLED and callable(warm):
+            if s.RAG_ENABLED:
                 try:
-                    warm()  # load the index and embedding model now rather than in the first question
+                    parts.knowledge_base.warm()  # the index and embedding model now, not in the first question
                 except Exception as exc:  # noqa: BLE001 - lookups will report it too; the agent still runs
                     status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
             parts.ready = True
             return dict(status)
-
-    def _open_knowledge_base(self) -> KnowledgeBase:
-        s, parts = self.settings, self._parts
-        hint_llm = None
-        if parts.models is not None:
-            fallback = ModelClient(s, parts.models, OpenGate(), parts.endpoint)
-
-            def hint_llm(prompt: str) -> str:
-                return (_RUN_CLIENT.get() or fallback).ask(prompt, purpose="rag_hint")
-        try:
-            return rag.open_knowledge_base(s, hint_llm=hint_llm)
-        except Exception as exc:  # noqa: BLE001 - without a knowledge base the agent still works
-            parts.status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
-            return EmptyKnowledgeBase()
 
     def with_gate(self, gate: RequestGate) -> Pipeline:
         """A copy sharing model, tools, graph and knowledge base, whose model requests pass through `gate`."""
@@ -225,13 +219,10 @@ class Pipeline:
         assert parts.registry is not None and parts.graph is not None
 
         trace = RunEvents(s, started)  # the run's model calls and retries, routed to the current sink
-        client = run_client(s, parts.models, self.gate, parts.endpoint, trace) if parts.models is not None else None
-        token = _RUN_CLIENT.set(client)
-        try:
-            decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
-                              active_tools=parts.registry.names, use_rag=use_rag, started=started)
-        finally:
-            _RUN_CLIENT.reset(token)
+        client = (run_client(s, parts.models, self.gate, parts.endpoint, trace, parts.vision_endpoint)
+                  if parts.models is not None else None)
+        decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
+                          active_tools=parts.registry.names, use_rag=use_rag, started=started, client=client)
         yield from trace.drain()
         yield from decision.events
 
@@ -348,16 +339,21 @@ def _model_name(llm: Any, settings: Settings) -> str:
     return str(getattr(llm, "model_name", None) or getattr(llm, "model", None) or settings.MODEL_NAME)
 
 
+def _open_knowledge_base(settings: Settings) -> tuple[KnowledgeBase, str | None]:
+    """The settings' knowledge base, or an empty one and why (without a knowledge base the agent still works)."""
+    try:
+        return rag.open_knowledge_base(settings), None
+    except Exception as exc:  # noqa: BLE001
+        return EmptyKnowledgeBase(), redact(f"{type(exc).__name__}: {exc}", settings)
+
+
 def _describe_kb(kb: KnowledgeBase, settings: Settings) -> str:
     if not settings.RAG_ENABLED:
         return "off (RAG_ENABLED=false)"
-    describe = getattr(kb, "describe", None) or getattr(kb, "status", None)
-    if callable(describe):
-        try:
-            return str(describe())
-        except Exception as exc:  # noqa: BLE001
-            return f"unavailable: {type(exc).__name__}: {exc}"
-    return "empty" if isinstance(kb, EmptyKnowledgeBase) else type(kb).__name__
+    try:
+        return kb.describe()
+    except Exception as exc:  # noqa: BLE001
+        return f"unavailable: {type(exc).__name__}: {exc}"
 
 
 # -- the process-wide default pipeline -----------------------------------------------------------

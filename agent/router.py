@@ -3,7 +3,8 @@
 (a) The RAG short-circuit — a knowledge-base hit of tier 'answer' answers without any model call;
 'candidates' and 'hints' become context in the loop's first message; 'miss' adds nothing.
 (b) The attachment's route — the tool its file type demands, as an explicit instruction (`tools.routes`).
-A failing knowledge base never ends the run: the failure is recorded in the lookup's note.
+A failing knowledge base never ends the run: the failure is recorded in the lookup's note. The run's
+model client goes with the lookup (its 'hints' tier asks the model through it, gated and traced).
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.events import Event, RagLookup, RouteDecided, Source
 from config import Settings, redact
 from rag.types import KnowledgeBase, LookupResult
 from tools.routes import FileRoute, route_for
+
+if TYPE_CHECKING:
+    from models import ModelClient
 
 
 @dataclass
@@ -34,8 +40,11 @@ class Decision:
 
 def decide(question: str, file_path: str | None, task_id: str | None, *, settings: Settings,
            knowledge_base: KnowledgeBase | None, active_tools: Iterable[str], use_rag: bool = True,
-           started: float | None = None) -> Decision:
-    """Route one question: RAG answer, or the agent loop with an attachment instruction and optional context."""
+           started: float | None = None, client: ModelClient | None = None) -> Decision:
+    """Route one question: RAG answer, or the agent loop with an attachment instruction and optional context.
+
+    `client` is the run's model client: the knowledge base's hint calls go through it (None: no hints).
+    """
     started = time.monotonic() if started is None else started
 
     def elapsed() -> float:
@@ -45,7 +54,7 @@ def decide(question: str, file_path: str | None, task_id: str | None, *, setting
     lookup: LookupResult | None = None
     if use_rag and settings.RAG_ENABLED and knowledge_base is not None:
         file_name = Path(file_path).name if file_path else None
-        lookup, event = _lookup(knowledge_base, question, task_id, file_name, settings)
+        lookup, event = _lookup(knowledge_base, question, task_id, file_name, settings, client)
         event.elapsed_s = elapsed()
         events.append(event)
     elif not (use_rag and settings.RAG_ENABLED):
@@ -76,11 +85,12 @@ def decide(question: str, file_path: str | None, task_id: str | None, *, setting
 
 
 def _lookup(kb: KnowledgeBase, question: str, task_id: str | None, file_name: str | None,
-            settings: Settings) -> tuple[LookupResult | None, RagLookup]:
+            settings: Settings, client: ModelClient | None) -> tuple[LookupResult | None, RagLookup]:
     start = time.monotonic()
+    hint_llm = partial(client.ask, purpose="rag_hint") if client is not None else None
     try:
         # The attachment's name lets the knowledge base refuse a stored answer that belongs to another file.
-        result = kb.lookup(question, exclude_task_id=task_id, **({"file_name": file_name} if file_name else {}))
+        result = kb.lookup(question, exclude_task_id=task_id, file_name=file_name, hint_llm=hint_llm)
     except Exception as exc:  # noqa: BLE001 - a broken index must not stop the agent
         note = redact(f"lookup failed, continuing without RAG: {type(exc).__name__}: {exc}", settings)[:500]
         return None, RagLookup(tier="miss", excluded_task_id=task_id, note=note,

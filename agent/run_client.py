@@ -51,8 +51,11 @@ class RunEvents:
 
 
 def run_client(settings: Settings, models: ChatModels, gate: RequestGate, endpoint: EndpointMonitor | None,
-               events: RunEvents) -> ModelClient:
-    """A `ModelClient` for one run whose helper calls and every retry become trace events in `events`."""
+               events: RunEvents, vision_endpoint: EndpointMonitor | None = None) -> ModelClient:
+    """A `ModelClient` for one run whose helper calls and every retry become trace events in `events`.
+
+    `endpoint` checks the agent's endpoint, `vision_endpoint` the vision one when it is another endpoint.
+    """
 
     def on_call(result: CallResult, purpose: str) -> None:
         events.emit(ModelCall(elapsed_s=events.elapsed(), iteration=0, model=result.model_name,
@@ -68,4 +71,5 @@ def run_client(settings: Settings, models: ChatModels, gate: RequestGate, endpoi
                           delay_s=round(delay, 3), reason=label + failure.reason, status_code=failure.status_code,
                           retry_after_s=failure.retry_after_s, failure_kind=failure.kind))
 
-    return ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry)
+    return ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry,
+                       vision_endpoint=vision_endpoint)

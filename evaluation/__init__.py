@@ -38,10 +38,12 @@ if TYPE_CHECKING:
     from evaluation.runner import RunResult as RunResult
     from evaluation.runner import run_batch as run_batch
     from evaluation.runner import run_evaluation as run_evaluation
+    from evaluation.scorer import SCORERS as SCORERS
     from evaluation.scorer import Explanation as Explanation
     from evaluation.scorer import Score as Score
     from evaluation.scorer import Scorer as Scorer
     from evaluation.scorer import explain as explain
+    from evaluation.scorer import lenient_scorer as lenient_scorer
     from evaluation.scorer import official_scorer as official_scorer
     from evaluation.scorer import question_scorer as question_scorer
     from evaluation.scoring_api import ApiRunResult as ApiRunResult
@@ -70,7 +72,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": "runner", "RunError": "runner", "RunResult": "runner", "run_batch": "runner",
     "run_evaluation": "runner",
     "Explanation": "scorer", "Score": "scorer", "Scorer": "scorer", "explain": "scorer", "official_scorer": "scorer",
-    "question_scorer": "scorer",
+    "question_scorer": "scorer", "SCORERS": "scorer", "lenient_scorer": "scorer",
     "ApiRunResult": "scoring_api", "ScoringAPIClient": "scoring_api", "ScoringAPIError": "scoring_api",
     "run_api_evaluation": "scoring_api",
     "GAIAEvaluationTool": "seed_api", "GAIAEvaluator": "seed_api",

@@ -1,7 +1,7 @@
 """Command line: batch runs over GAIA, run comparison, and the Unit 4 scoring API.
 
     python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
-        [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag]
+        [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag] [--scorer NAME]
     python -m evaluation compare RUN_A RUN_B
     python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
 
@@ -21,6 +21,7 @@ from typing import Any
 from tqdm import tqdm
 
 from config import ConfigError, Settings, load_settings
+from evaluation.scorer import SCORERS
 from tools.hardening import make_non_dumpable
 
 
@@ -57,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--retry-errors", action="store_true",
                      help="with --resume: solve again the tasks recorded with an error (e.g. after a quota outage)")
     run.add_argument("--no-rag", action="store_true", help="do not consult the knowledge base")
+    run.add_argument("--scorer", choices=list(SCORERS),
+                     help="how answers are scored (default: official; with --resume: the run folder's own)")
 
     cmp = sub.add_parser("compare", help="fixed / regressed / unchanged tasks and accuracy per level of two runs")
     cmp.add_argument("run_a", type=Path)
@@ -128,7 +131,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
-                       use_rag=not args.no_rag)
+                       use_rag=not args.no_rag, scorer=args.scorer)
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))
@@ -136,7 +139,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         bar.close()
     s = result.summary
     rate = "n/a" if s["exact_match_rate"] is None else f"{s['exact_match_rate']:.1%}"
-    print(f"exact match: {rate} ({s['correct']}/{s['scored']} scored, {s['total']} recorded, {s['errors']} errors) "
+    scorer = (s.get("meta") or {}).get("scorer") or "official"
+    verdicts = "exact match" if scorer == "official" else f"correct ({scorer} scorer)"
+    print(f"{verdicts}: {rate} ({s['correct']}/{s['scored']} scored, {s['total']} recorded, {s['errors']} errors) "
           f"in {s['elapsed_s']:.1f} s")
     for level, m in sorted(s["level_metrics"].items()):
         acc = "n/a" if m.get("accuracy") is None else f"{m['accuracy']:.1%}"

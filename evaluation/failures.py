@@ -19,18 +19,19 @@ from typing import Any
 from agent.events import ModelCall, RouteDecided, Solution, ToolCall, ToolResult
 from config import Settings, redact
 from evaluation.records import FailureCategory
+from evaluation.scorer import Score
 from tools.routes import route_for
 
 
-def failure_category(solution: Solution, correct: bool | None, explanation: dict[str, Any] | None = None) -> FailureCategory:
-    """The category of one task's outcome (see the module docstring)."""
-    if correct:
+def failure_category(solution: Solution, score: Score | None) -> FailureCategory:
+    """The category of one task's outcome (see the module docstring); `score` None = no ground truth."""
+    if score is not None and score.correct:
         return "correct"
     if solution.error and not (solution.answer or "").strip():
         return "llm_error"
-    if correct is None:
+    if score is None:
         return "unscored"
-    if (explanation or {}).get("format_only_miss"):
+    if score.format_only_miss:
         return "format_only_miss"
     if solution.hit_iteration_cap:
         return "iteration_cap"

@@ -27,9 +27,11 @@ class TaskRecord:
     """Ground truth; None (or '?') when unknown, e.g. the test split."""
     predicted: str = ""
     correct: bool | None = None
-    """None when there is no ground truth to score against."""
-    explanation: dict[str, Any] = field(default_factory=dict)
-    """The scorer's verdict as a dict (`Score.to_dict()`: rule, normalised forms, format-only miss, scorer)."""
+    """None when there is no ground truth to score against; always `score.correct` when there is a score."""
+    score: Score | None = None
+    """The scorer's verdict (which scorer, the official rule's normalised forms, format-only miss); None unscored.
+
+    Stored as the record's `explanation` dict (`Score.to_dict()`), so older files read back unchanged."""
     source: Literal["rag", "agent"] = "agent"
     steps: int = 0
     tools_used: list[str] = field(default_factory=list)
@@ -48,17 +50,28 @@ class TaskRecord:
     finished_at: float = 0.0
     """Unix timestamps of the task's start and end."""
 
-    @property
-    def score(self) -> Score | None:
-        """The verdict as a typed Score; None when the task is unscored."""
-        return None if self.correct is None else Score.from_dict(self.explanation, self.correct)
+    def __post_init__(self) -> None:
+        if self.score is not None:
+            self.correct = self.score.correct
+        elif self.correct is not None:  # a verdict without its scorer's view: the official scorer's, unexplained
+            self.score = Score(self.correct)
+
+    def set_score(self, score: Score | None) -> None:
+        """Replace the verdict (`correct` follows it)."""
+        self.score, self.correct = score, None if score is None else score.correct
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return asdict(self)
+        """JSON-ready dict; the score is stored as the `explanation` dict in the field's place."""
+        data = asdict(self)
+        return {("explanation" if k == "score" else k): (self.score.to_dict() if self.score else {}) if k == "score"
+                else v for k, v in data.items()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskRecord:
-        """Rebuild from `to_dict()` output, ignoring unknown keys."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        """Rebuild from `to_dict()` output (older files too: a missing scorer name is the official one)."""
+        names = {f.name for f in fields(cls)} - {"score"}
+        known = {k: v for k, v in data.items() if k in names}
+        explanation = data.get("explanation")
+        if known.get("correct") is not None:
+            known["score"] = Score.from_dict(explanation if isinstance(explanation, dict) else {}, known["correct"])
+        return cls(**known)

@@ -153,6 +153,19 @@ def recommendations(summary: dict[str, Any]) -> list[str]:
     return tips
 
 
+def scorer_name(records: Iterable[TaskRecord], meta: dict[str, Any]) -> str:
+    """Which scorer a run's verdicts came from: the summary's meta, else its scored records, else the official."""
+    if meta.get("scorer"):
+        return str(meta["scorer"])
+    names = sorted({r.score.scorer for r in records if r.score is not None})
+    return " + ".join(names) if names else "official"
+
+
+def _local_verdicts(records: list[TaskRecord], meta: dict[str, Any]) -> str:
+    name = scorer_name(records, meta)
+    return f"{'Exact match' if name == 'official' else 'Correct'} ({name} scorer)"
+
+
 def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir: Path) -> Path:
     """Write report.md and its chart (accuracy.png) into `output_dir`; return the report's path."""
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -162,7 +175,7 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     lines += [f"- **{k}**: {_cell(v, 120)}" for k, v in meta.items()]
     server = meta.get("verdicts")  # an API run: the scoring server's verdicts are the truth, not a local scorer's
     lines += [
-        f"- **{f'Correct per the server ({server})' if server else 'Exact match (official scorer)'}**: "
+        f"- **{f'Correct per the server ({server})' if server else _local_verdicts(records, meta)}**: "
         f"{_pct(summary['exact_match_rate'])} "
         f"({summary['correct']}/{summary['scored']} scored; {summary['unscored']} unscored, {summary['total']} total)",
         *([] if server else [f"- **With format-only misses counted**: {_pct(summary['lenient_match_rate'])}"]),

@@ -1,4 +1,4 @@
-"""A run folder's own record of what it runs (`run.json`): the data source and the task selection.
+"""A run folder's own record of what it runs (`run.json`): the data source, the task selection, the scorer.
 
 Written when a batch starts, so a resume — from the CLI (`--resume --output-dir DIR`) or the app's list
 of resumable runs — reads the same tasks from the same place without the selection being typed again.
@@ -31,6 +31,8 @@ class RunInfo:
     max_samples: int | None = None
     task_ids: list[str] = field(default_factory=list)
     use_rag: bool = True
+    scorer: str = "official"
+    """The `SCORERS` name every verdict of the folder comes from (a run.json without one: the official)."""
     started_at: str = ""
     """ISO time the run folder was first used."""
 
@@ -81,7 +83,9 @@ class ResumableRun:
         """`validation-20261201-094000 · 3 done, 2 left · local folder /x (level 1)`."""
         left = "not finished" if self.remaining is None else f"{self.remaining} left"
         level = f" (level {self.info.level})" if self.info.level else ""
-        return f"{self.path.name} · {self.recorded} done, {left} · {self.info.split}, {self.info.source_text}{level}"
+        scorer = f" · {self.info.scorer} scorer" if self.info.scorer != "official" else ""
+        return (f"{self.path.name} · {self.recorded} done, {left} · {self.info.split}, {self.info.source_text}{level}"
+                f"{scorer}")
 
 
 def resumable_runs(root: Path) -> list[ResumableRun]:

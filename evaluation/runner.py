@@ -4,7 +4,8 @@ What it adds around `solve()` and nothing more:
 - the shared task loop (`evaluation.task_loop`: threads, retries, checkpoint, progress), all tasks
   sharing ONE `RateLimiter` through `pipeline.with_gate()`;
 - with concurrency 1, `question_delay` between task starts (the seed's sequential mode);
-- `resume` skips recorded tasks (with `retry_errors`, not those recorded with an error);
+- `resume` skips recorded tasks (with `retry_errors`, not those recorded with an error) and scores with
+  the folder's own scorer (run.json): asking for another one is refused, a folder never mixes verdicts;
 - a set `stop` event lets no new task or model request start; tasks cut short that way are not
   recorded (a resume runs them), tasks that finished are;
 - at the end (also after a stop): the run folder's files (`evaluation.outputs`), all rebuilt from
@@ -31,7 +32,7 @@ from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
 from evaluation.run_info import RunInfo, read_run_info, with_recorded_selection, write_run_info
-from evaluation.scorer import Scorer, official_scorer
+from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
 from evaluation.submission import check_submission
 from evaluation.task_loop import (  # noqa: F401 - Progress and build_record: re-exported for callers of the runner
     Progress,
@@ -71,8 +72,8 @@ class RunConfig:
     retry_errors: bool = False
     """With resume: solve again the tasks recorded with an error (e.g. after a provider outage); the new record wins."""
     use_rag: bool = True
-    scorer: Scorer = official_scorer
-    """Scores each answer against its ground truth; the leaderboard's rules by default."""
+    scorer: str | None = None
+    """The `SCORERS` name that scores each answer; None = the official one (with resume: the folder's own)."""
 
 
 @dataclass
@@ -145,9 +146,11 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
     if loaded.records and not config.resume:
         raise RunError(f"{out} already holds {len(loaded.records)} finished task(s): resume that run "
                        "(--resume) or choose another output directory.")
+    scorer_name = run_scorer(config, read_run_info(out))
+    config = replace(config, scorer=scorer_name)
     write_run_info(out, RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
                                 level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids or []),
-                                use_rag=config.use_rag))
+                                use_rag=config.use_rag, scorer=scorer_name))
     first: dict[str, Sample] = {}
     for sample in samples:
         first.setdefault(sample.task_id, sample)  # the first of duplicates, in dataset order
@@ -167,12 +170,32 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
     tracker = ProgressTracker(len(unique), previous)
     notify(on_progress, tracker.progress())
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
-                    scorer=config.scorer, prepare=lambda sample: sample if spacer.wait_turn() else None)
+                    scorer=SCORERS[scorer_name], prepare=lambda sample: sample if spacer.wait_turn() else None)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
                       stopped=stop.is_set() and tracker.done < tracker.total, limiter=limiter)
     return result
+
+
+def run_scorer(config: RunConfig, recorded: RunInfo | None) -> str:
+    """The scorer's name for this run: as asked, else the folder's own (resume), else the official one.
+
+    RunError for an unknown name, or for a resume asking for another scorer than the folder's verdicts came from.
+    """
+    asked = config.scorer
+    if asked is not None:
+        try:
+            scorer_named(asked)
+        except UnknownScorer as exc:
+            raise RunError(str(exc)) from None
+    if recorded is None:
+        return asked or DEFAULT_SCORER
+    if asked is not None and asked != recorded.scorer:
+        raise RunError(f"This run folder was scored with the {recorded.scorer!r} scorer: resume it with "
+                       f"--scorer {recorded.scorer} (or leave --scorer out), or start a new run folder to score "
+                       f"with {asked!r}; one folder never mixes two scorers' verdicts.")
+    return recorded.scorer
 
 
 def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, config: RunConfig, settings: Settings,
@@ -188,7 +211,7 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
     meta: dict[str, Any] = {
         "split": config.split, "model": settings.MODEL_NAME, "concurrency": config.concurrency or settings.BATCH_CONCURRENCY,
         "requests_per_minute": settings.LLM_REQUESTS_PER_MINUTE or "adaptive",
-        "use_rag": config.use_rag and settings.RAG_ENABLED,
+        "use_rag": config.use_rag and settings.RAG_ENABLED, "scorer": config.scorer or DEFAULT_SCORER,
         "tasks_selected": len(samples), "sessions": len(loaded.sessions), "stopped": stopped,
         "remaining": sum(1 for s in samples if s.task_id not in loaded.records),
     }

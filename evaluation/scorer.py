@@ -1,9 +1,12 @@
-"""The official GAIA leaderboard scorer, reproduced exactly, plus `explain()` for reports.
+"""The official GAIA leaderboard scorer, reproduced exactly, plus `explain()` for reports, and the scorer seam.
 
 `question_scorer` follows gaia-benchmark/leaderboard `scorer.py` rule for rule, including its quirks
 (a unit after a number is wrong, list order matters, punctuation is kept inside list elements), so
 our numbers equal the leaderboard's. `explain` adds what the report needs: the rule applied, both
 normalised forms, and whether a lenient comparison would have matched ("format-only miss").
+
+A run is scored by one `Scorer` chosen by name from `SCORERS` (the CLI's `--scorer`, the Batch and
+Debug tabs); each verdict is a `Score` naming its scorer, and the run folder's run.json records it.
 """
 
 from __future__ import annotations
@@ -255,8 +258,13 @@ class Score:
         return not self.correct and self.explanation is not None and self.explanation.format_only_miss
 
     def to_dict(self) -> dict[str, Any]:
-        """The dict stored as a record's `explanation` (the Explanation's fields plus scorer and note)."""
+        """The dict stored as a record's `explanation` (the Explanation's fields plus scorer and note).
+
+        `official_correct` is the official rules' verdict, stored only when it differs from the score's.
+        """
         data = self.explanation.to_dict() if self.explanation is not None else {}
+        if self.explanation is not None and self.explanation.correct != self.correct:
+            data["official_correct"] = self.explanation.correct
         data.update(correct=self.correct, scorer=self.scorer)
         if self.note:
             data["note"] = self.note
@@ -268,7 +276,8 @@ class Score:
         verdict = bool(data.get("correct")) if correct is None else correct
         explanation = None
         if data.get("rule") in ("number", "list", "string"):
-            explanation = Explanation(verdict, data["rule"], str(data.get("normalized_answer", "")),
+            official = bool(data["official_correct"]) if "official_correct" in data else verdict
+            explanation = Explanation(official, data["rule"], str(data.get("normalized_answer", "")),
                                       str(data.get("normalized_truth", "")), bool(data.get("format_only_miss")),
                                       data.get("lenient_reason"))
         return cls(verdict, str(data.get("scorer") or "official"), explanation, str(data.get("note") or ""))
@@ -282,3 +291,39 @@ def official_scorer(model_answer: str, ground_truth: str) -> Score:
     """The leaderboard's `question_scorer` verdict with its explanation: the default Scorer."""
     explanation = explain(model_answer, ground_truth)
     return Score(explanation.correct, "official", explanation)
+
+
+def lenient_scorer(model_answer: str, ground_truth: str) -> Score:
+    """Right when the official rules say so or only the format was wrong (order, units, articles, number words).
+
+    Not the leaderboard's number: a run scored this way says how much a format fix would be worth.
+    """
+    explanation = explain(model_answer, ground_truth)
+    return Score(explanation.correct or explanation.format_only_miss, "lenient", explanation)
+
+
+DEFAULT_SCORER = "official"
+SCORERS: dict[str, Scorer] = {"official": official_scorer, "lenient": lenient_scorer}
+"""Every scorer a run can be asked for, by the name its Scores carry (CLI `--scorer`, Batch and Debug tabs)."""
+SCORER_LABELS: dict[str, str] = {
+    "official": "official (the leaderboard's exact-match rules)",
+    "lenient": "lenient (format-only misses count as correct)",
+}
+"""What the UI shows for each scorer name."""
+
+
+class UnknownScorer(ValueError):
+    """A scorer name that is not in `SCORERS`; the message lists the known ones."""
+
+
+def scorer_named(name: str) -> Scorer:
+    """The scorer called `name` in `SCORERS`; UnknownScorer naming the choices otherwise."""
+    try:
+        return SCORERS[name]
+    except KeyError:
+        raise UnknownScorer(f"unknown scorer {name!r}: choose one of {', '.join(SCORERS)}") from None
+
+
+def scorer_label(name: str) -> str:
+    """The UI's label of scorer `name` (the name itself for a scorer without a label)."""
+    return SCORER_LABELS.get(name, name)

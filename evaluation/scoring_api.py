@@ -122,8 +122,7 @@ class _Scoreboard:
         entry.score = verdict.get("score") if isinstance(verdict.get("score"), (int, float)) else None
         if delta in (0, len(self.pending)):
             for rec in self.pending:
-                rec.correct = delta > 0
-                rec.explanation = Score(rec.correct, SERVER_SCORER, note=f"correct_count {count}").to_dict()
+                rec.set_score(Score(delta > 0, SERVER_SCORER, note=f"correct_count {count}"))
         else:
             log.warning("correct_count rose by %d over %d pending answers: their verdicts stay unknown",
                         delta, len(self.pending))
@@ -182,7 +181,7 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
             errors.append(f"{record.task_id}: not submitted, the task ended with an error: {record.error}")
         elif (submission := board.add(record)).error:
             errors.append(f"{record.task_id}: submission failed: {submission.error}")
-        record.failure_category = failure_category(solution, record.correct)
+        record.failure_category = failure_category(solution, record.score)
 
     limiter = RateLimiter.from_settings(settings, stop=stop)
     loop = TaskLoop(pipeline.with_gate(limiter), settings, Checkpoint(out / CHECKPOINT_NAME, session="api"), stop,
@@ -197,7 +196,7 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
     board.flush()
     # A late submission may have resolved earlier tasks: settle every category on the final verdicts.
     for record in records:
-        record.failure_category = failure_category(solutions[record.task_id], record.correct)
+        record.failure_category = failure_category(solutions[record.task_id], record.score)
     order = {q.task_id: i for i, q in enumerate(questions)}
     records.sort(key=lambda r: order[r.task_id])
     stopped = stop.is_set() and len(records) < len(questions)

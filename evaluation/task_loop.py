@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.events import Solution
 from config import Settings, redact
@@ -26,7 +26,7 @@ from evaluation.checkpoint import Checkpoint
 from evaluation.dataset import Sample
 from evaluation.failures import failure_category, reasoning_summary
 from evaluation.records import TaskRecord
-from evaluation.scorer import Scorer, official_scorer
+from evaluation.scorer import Score, Scorer, official_scorer
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
@@ -99,21 +99,17 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
     """Score the last attempt's answer and fold every attempt's cost into one TaskRecord."""
     sol = solutions[-1]
     expected = sample.final_answer if sample.has_answer else None
-    correct: bool | None = None
-    explanation: dict[str, Any] = {}
-    if expected is not None:
-        score = scorer(sol.answer or "", expected)
-        correct, explanation = score.correct, score.to_dict()
+    score: Score | None = None if expected is None else scorer(sol.answer or "", expected)
     return TaskRecord(
         task_id=sample.task_id, question=sample.question, level=sample.level, file_name=sample.file_name,
-        file_type=sample.file_type, expected=expected, predicted=sol.answer or "", correct=correct,
-        explanation=explanation, source=sol.source, steps=sol.steps, tools_used=list(sol.tools_used),
+        file_type=sample.file_type, expected=expected, predicted=sol.answer or "", score=score,
+        source=sol.source, steps=sol.steps, tools_used=list(sol.tools_used),
         prompt_tokens=sum(s.prompt_tokens for s in solutions),
         completion_tokens=sum(s.completion_tokens for s in solutions),
         latency_s=round(finished_at - started_at, 3), retries=sum(s.retries for s in solutions),
         attempts=len(solutions), error=redact(sol.error, settings) if sol.error else None,
         answer_truncated=sol.answer_truncated,
-        failure_category=failure_category(sol, correct, explanation),
+        failure_category=failure_category(sol, score),
         reasoning_trace=reasoning_summary(sol, settings), started_at=started_at, finished_at=finished_at,
     )
 

@@ -13,14 +13,15 @@ from models.client import (
     call_model,
     token_usage,
 )
-from models.endpoint import EndpointMonitor, EndpointState
+from models.endpoint import Endpoint, EndpointMonitor, EndpointState, Role, endpoint_for, separate_vision_endpoint
 from models.failures import Failure, FailureKind, classify_failure, next_delay, parse_retry_after
 from models.messages import message_text
-from models.model_client import ChatModels, ModelClient
+from models.model_client import ChatModels, ModelClient, Purpose
 
 __all__ = [
     "CallResult",
     "ChatModels",
+    "Endpoint",
     "EndpointMonitor",
     "EndpointState",
     "Failure",
@@ -28,13 +29,17 @@ __all__ = [
     "LLMCallError",
     "ModelClient",
     "OpenGate",
+    "Purpose",
     "RequestGate",
     "ResponseInfo",
+    "Role",
     "build_chat_model",
     "call_model",
     "classify_failure",
+    "endpoint_for",
     "message_text",
     "next_delay",
     "parse_retry_after",
+    "separate_vision_endpoint",
     "token_usage",
 ]

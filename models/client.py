@@ -21,6 +21,7 @@ from pydantic import SecretStr
 
 from config import Settings, redact
 from models.compat import CompatibleChatOpenAI
+from models.endpoint import Role, endpoint_for
 from models.failures import Failure, classify_failure, give_up_message, next_delay
 from models.messages import message_text
 from models.ratelimit_headers import lower_headers
@@ -104,14 +105,14 @@ RetryHook = Callable[[int, float, Failure], None]
 """Called before each retry sleep with (attempt number starting at 1, delay in seconds, the failure)."""
 
 
-def build_chat_model(settings: Settings, model_name: str | None = None) -> ChatOpenAI:
-    """A chat model for the configured endpoint: completion limit set, no client-side retries (we retry, visibly)."""
-    key = settings.OPENAI_API_KEY.get_secret_value() if settings.OPENAI_API_KEY else ""
+def build_chat_model(settings: Settings, model_name: str | None = None, role: Role = "agent") -> ChatOpenAI:
+    """A chat model on `role`'s endpoint: completion limit set, no client-side retries (we retry, visibly)."""
+    endpoint = endpoint_for(settings, role)
     # Local servers (Ollama, vLLM) ignore the key, but the client insists on one.
     return CompatibleChatOpenAI(
         model=model_name or settings.MODEL_NAME,
-        api_key=SecretStr(key or "not-needed"),
-        base_url=settings.OPENAI_BASE_URL or None,
+        api_key=SecretStr(endpoint.key or "not-needed"),
+        base_url=endpoint.base_url or None,
         temperature=settings.LLM_TEMPERATURE,
         timeout=settings.LLM_TIMEOUT,
         max_completion_tokens=settings.LLM_MAX_TOKENS,  # the field's alias (the wire name is fixed up in compat); without it a small local model can loop until its context is full
@@ -123,8 +124,10 @@ def build_chat_model(settings: Settings, model_name: str | None = None) -> ChatO
 
 def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage],
                settings: Settings, gate: RequestGate | None = None, on_retry: RetryHook | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> CallResult:
+               sleep: Callable[[float], None] = time.sleep, *, base_url: str | None = None) -> CallResult:
     """Send `messages`, retrying as `models.failures.next_delay` decides; raise LLMCallError when it gives up.
+
+    `base_url` is the endpoint `model` talks to, named in connection failures (default OPENAI_BASE_URL).
 
     The delay before retry k (0-based) is the server's Retry-After when given, else
     RATE_LIMIT_RETRY_BASE_DELAY * 2**k; timeouts and unreachable endpoints get one quick retry, and
@@ -139,7 +142,7 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
         try:
             reply = model.invoke(list(messages))
         except Exception as exc:  # noqa: BLE001 - classified below; unknown errors are not retried
-            failure = classify_failure(exc, settings, estimate)
+            failure = classify_failure(exc, settings, estimate, base_url=base_url)
             if failure.status_code == 429:
                 gate.on_rate_limited(failure.retry_after_s, _refusal_info(exc, estimate))
             delay = next_delay(failure, earlier, settings)

@@ -1,9 +1,12 @@
-"""Is the model endpoint there? One `GET {base}/models` at preload, and fail-fast while it is not.
+"""Is a model endpoint there? One `GET {base}/models` at preload, and fail-fast while it is not.
 
 A dead or mistyped `OPENAI_BASE_URL` used to hang every question in minutes of backoff while the header
 said "ready". The probe names the URL and the cause (`connection refused`, `DNS lookup failed`, …);
 while the last probe said unreachable, requests fail at once with that message. A probe older than
 `RECHECK_AFTER_S` is repeated first, so a server that comes up later is used.
+
+Each role (`agent`, `vision`) has an endpoint (`endpoint_for`: the vision one defaults to the agent's);
+every distinct endpoint gets its own monitor, so a dead vision endpoint never fails the agent's requests.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import httpx
+from pydantic import SecretStr
 
 from config import Settings, redact
 
@@ -24,6 +28,39 @@ RECHECK_AFTER_S = 5.0
 """How long an 'unreachable' verdict stands before the next request probes again."""
 
 EndpointVerdict = Literal["ready", "unreachable", "not_served", "unchecked"]
+Role = Literal["agent", "vision"]
+"""Who a model request is for: the agent loop (and its helpers), or vision (analyze_image, video keyframes)."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where one role's requests go: a base URL ('' = OpenAI's API) and its key (None = none)."""
+
+    base_url: str
+    api_key: SecretStr | None
+
+    @property
+    def key(self) -> str:
+        """The key's value ('' when there is none)."""
+        return self.api_key.get_secret_value() if self.api_key else ""
+
+
+def endpoint_for(settings: Settings, role: Role) -> Endpoint:
+    """`role`'s endpoint: OPENAI_BASE_URL / OPENAI_API_KEY; for vision VISION_BASE_URL / VISION_API_KEY.
+
+    An empty vision URL or key is the agent's.
+    """
+    agent = Endpoint((settings.OPENAI_BASE_URL or "").rstrip("/"), settings.OPENAI_API_KEY)
+    if role == "agent":
+        return agent
+    key = settings.VISION_API_KEY
+    own_key = key if key is not None and key.get_secret_value() else None
+    return Endpoint((settings.VISION_BASE_URL or "").rstrip("/") or agent.base_url, own_key or agent.api_key)
+
+
+def separate_vision_endpoint(settings: Settings) -> bool:
+    """True when vision requests go to another endpoint (URL or key) than the agent's."""
+    return endpoint_for(settings, "vision") != endpoint_for(settings, "agent")
 
 
 @dataclass(frozen=True)
@@ -43,11 +80,13 @@ class EndpointState:
 
 
 class EndpointMonitor:
-    """Probes `OPENAI_BASE_URL` (OpenAI's own API is not probed) and remembers the verdict; thread-safe."""
+    """Probes one role's endpoint (OpenAI's own API is not probed) and remembers the verdict; thread-safe."""
 
-    def __init__(self, settings: Settings, *, timeout: float = PROBE_TIMEOUT_S,
+    def __init__(self, settings: Settings, *, role: Role = "agent", timeout: float = PROBE_TIMEOUT_S,
                  recheck_after: float = RECHECK_AFTER_S) -> None:
         self.settings = settings
+        self.role: Role = role
+        self.endpoint = endpoint_for(settings, role)
         self.timeout = timeout
         self.recheck_after = recheck_after
         self._state: EndpointState | None = None
@@ -56,7 +95,12 @@ class EndpointMonitor:
     @property
     def base_url(self) -> str:
         """The endpoint's base URL as configured (no trailing slash)."""
-        return (self.settings.OPENAI_BASE_URL or "").rstrip("/")
+        return self.endpoint.base_url
+
+    @property
+    def model_name(self) -> str:
+        """The model this endpoint must serve: MODEL_NAME, or the vision model for the vision role."""
+        return (self.settings.vision_model if self.role == "vision" else None) or self.settings.MODEL_NAME
 
     @property
     def state(self) -> EndpointState | None:
@@ -87,10 +131,10 @@ class EndpointMonitor:
 
     def _probe(self) -> EndpointState:
         now = time.monotonic()
-        base, name = self.base_url, self.settings.MODEL_NAME
+        base, name = self.base_url, self.model_name
         if not base:
             return EndpointState("unchecked", f"ready ({name})", now)
-        key = self.settings.OPENAI_API_KEY.get_secret_value() if self.settings.OPENAI_API_KEY else ""
+        key = self.endpoint.key
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         try:
             response = httpx.get(f"{base}/models", headers=headers, timeout=self.timeout, follow_redirects=True)

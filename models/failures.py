@@ -68,12 +68,16 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def classify_failure(exc: BaseException, settings: Settings, prompt_tokens: int = 0) -> Failure:
-    """Classify a request error; `prompt_tokens` (an estimate) explains a context overflow."""
+def classify_failure(exc: BaseException, settings: Settings, prompt_tokens: int = 0, *,
+                     base_url: str | None = None) -> Failure:
+    """Classify a request error; `prompt_tokens` (an estimate) explains a context overflow.
+
+    `base_url` names the endpoint in connection failures (default OPENAI_BASE_URL, the agent's).
+    """
     if isinstance(exc, openai.APITimeoutError):
         return Failure(True, f"no response within LLM_TIMEOUT={settings.LLM_TIMEOUT:g}s", kind="timeout")
     if isinstance(exc, openai.APIConnectionError):
-        return _connection_failure(exc, settings)
+        return _connection_failure(exc, settings.OPENAI_BASE_URL if base_url is None else base_url)
     if isinstance(exc, openai.APIStatusError):
         return _status_failure(exc, prompt_tokens)
     if isinstance(exc, TimeoutError):
@@ -109,8 +113,8 @@ def give_up_message(failure: Failure, earlier: Sequence[Failure]) -> str:
     return f"model request failed after {tries}: {failure.reason}"
 
 
-def _connection_failure(exc: openai.APIConnectionError, settings: Settings) -> Failure:
-    where = settings.OPENAI_BASE_URL or "the OpenAI API"
+def _connection_failure(exc: openai.APIConnectionError, base_url: str | None) -> Failure:
+    where = base_url or "the OpenAI API"
     causes = list(_causes(exc))
     if any(isinstance(c, ssl.SSLError) for c in causes):
         return Failure(True, f"{where}: TLS error: {short_message(causes[-1])}", kind="unreachable")

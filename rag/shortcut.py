@@ -11,14 +11,14 @@ Entries of `exclude_task_id` are never seen (leave-one-out: an evaluated task ca
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from config import Settings
 from rag import guard
 from rag.embeddings import Embedder, get_embedder, normalize_question
 from rag.store import AddReport, Entry, ModelMismatchError, VectorStore, rebuild_hint
-from rag.types import LookupResult, Match
+from rag.types import HintLLM, LookupResult, Match
 
 _SHOWN_CHARS = 600  # of a stored question, in context text
 
@@ -64,8 +64,9 @@ def hint_prompt(question: str, matches: list[Match]) -> str:
 class FaissKnowledgeBase:
     """A FAISS-backed knowledge base in `settings.RAG_INDEX_DIR`; model and index load on first use."""
 
-    def __init__(self, settings: Settings, hint_llm: Callable[[str], str] | None = None,
+    def __init__(self, settings: Settings, hint_llm: HintLLM | None = None,
                  embedder: Embedder | None = None) -> None:
+        """`hint_llm` writes hints when a lookup brings none of its own (the rag CLI, tests)."""
         self.settings = settings
         self.hint_llm = hint_llm
         self.embedder = embedder or get_embedder(settings.EMBEDDING_MODEL)
@@ -84,6 +85,10 @@ class FaissKnowledgeBase:
         if len(self.store):
             self._check_model()
             self.embedder.load()
+
+    def saved_count(self) -> int:
+        """Entries in the saved index (read from its manifest; nothing heavy loads)."""
+        return self.store.saved_count()
 
     def _check_model(self) -> None:
         if self.store.model not in (None, self.embedder.model_id):
@@ -112,8 +117,13 @@ class FaissKnowledgeBase:
         vector = self.embedder.encode([query])[0]
         return [_match(e, sc) for e, sc in self.store.search(vector, k or self.settings.RAG_TOP_K, exclude_task_ids)]
 
-    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
-        """Decide the tier for `question` (see the module docstring); never returns `exclude_task_id`'s entries."""
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None,
+               hint_llm: HintLLM | None = None) -> LookupResult:
+        """Decide the tier for `question` (see the module docstring); never returns `exclude_task_id`'s entries.
+
+        `hint_llm` (the run's model client) writes the hints of a 'hints' lookup; else the one given at
+        construction, if any.
+        """
         s = self.settings
         if not s.RAG_ENABLED:
             return LookupResult(tier="miss", note="RAG_ENABLED is false")
@@ -141,7 +151,7 @@ class FaissKnowledgeBase:
             return LookupResult(tier="candidates", matches=matches, note=why + loo,
                                 context=candidates_context(self._above(matches, s.RAG_HINT_THRESHOLD), why))
         if best.similarity >= s.RAG_HINT_THRESHOLD:
-            return self._hints(question, matches, loo)
+            return self._hints(question, matches, loo, hint_llm or self.hint_llm)
         return LookupResult(tier="miss", matches=matches,
                             note=f"best similarity {best.similarity:.3f} < hint threshold {s.RAG_HINT_THRESHOLD}{loo}")
 
@@ -165,13 +175,13 @@ class FaissKnowledgeBase:
                 return f"conflicting stored answers ({best.answer!r} vs {other.answer!r})"
         return None
 
-    def _hints(self, question: str, matches: list[Match], loo: str) -> LookupResult:
+    def _hints(self, question: str, matches: list[Match], loo: str, hint_llm: HintLLM | None) -> LookupResult:
         s = self.settings
         near = self._above(matches, s.RAG_HINT_THRESHOLD)
         base = f"best similarity {near[0].similarity:.3f} below the candidate threshold {s.RAG_CANDIDATE_THRESHOLD}{loo}"
-        if self.hint_llm is not None and s.RAG_LLM_HINTS:
+        if hint_llm is not None and s.RAG_LLM_HINTS:
             try:
-                hints = (self.hint_llm(hint_prompt(question, near)) or "").strip()
+                hints = (hint_llm(hint_prompt(question, near)) or "").strip()
             except Exception as exc:  # noqa: BLE001 - a failed hint call must not stop the question
                 return LookupResult(tier="hints", matches=matches, context=related_listing(near),
                                     note=f"{base}; hint LLM failed ({type(exc).__name__}: {str(exc)[:200]}), listing related entries instead")
@@ -180,7 +190,7 @@ class FaissKnowledgeBase:
                                     context="Solving hints drawn from related solved questions:\n" + hints)
             return LookupResult(tier="hints", matches=matches, context=related_listing(near),
                                 note=f"{base}; hint LLM returned nothing, listing related entries instead")
-        why = "RAG_LLM_HINTS is false" if self.hint_llm is not None else "no LLM for hints"
+        why = "RAG_LLM_HINTS is false" if hint_llm is not None else "no LLM for hints"
         return LookupResult(tier="hints", matches=matches, context=related_listing(near), note=f"{base}; {why}, listing related entries")
 
     # ---- writing ------------------------------------------------------------------------------------

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 Tier = Literal["answer", "candidates", "hints", "miss"]
+HintLLM = Callable[[str], str]
+"""`prompt -> text`: the run's model client writing solving hints for a 'hints' lookup (the router makes it)."""
 
 
 @dataclass(frozen=True)
@@ -43,14 +46,32 @@ class LookupResult:
 
 
 class KnowledgeBase(Protocol):
-    """Anything the router can ask before the loop."""
+    """What the pipeline, the router and the rag_search tool use of a knowledge base."""
 
-    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None,
+               hint_llm: HintLLM | None = None) -> LookupResult:
         """Find stored questions like `question`, never returning entries of `exclude_task_id`.
 
         `file_name` is the attachment's file name (no directory) when the question comes with one: a stored
-        answer that depends on an attachment is answered directly only for the same file name.
+        answer that depends on an attachment is answered directly only for the same file name. `hint_llm`
+        (the run's model client) writes the 'hints' tier's hints; without one the tier lists related entries.
         """
+        ...
+
+    def search(self, query: str, k: int | None = None, exclude_task_ids: Iterable[str] = ()) -> list[Match]:
+        """The nearest stored entries to `query`, best first, without tiers (the rag_search tool)."""
+        ...
+
+    def describe(self) -> str:
+        """One status line for the app's header and the CLIs."""
+        ...
+
+    def warm(self) -> None:
+        """Load what the first lookup would (index, embedding model) now; raises what that lookup would."""
+        ...
+
+    def saved_count(self) -> int:
+        """How many entries are stored (read without loading the index or the embedding model)."""
         ...
 
 
@@ -60,6 +81,22 @@ class EmptyKnowledgeBase:
     def __init__(self, note: str = "knowledge base is empty") -> None:
         self.note = note
 
-    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None,
+               hint_llm: HintLLM | None = None) -> LookupResult:
         """Always a miss."""
         return LookupResult(tier="miss", note=self.note)
+
+    def search(self, query: str, k: int | None = None, exclude_task_ids: Iterable[str] = ()) -> list[Match]:
+        """Nothing is stored."""
+        return []
+
+    def describe(self) -> str:
+        """'empty'."""
+        return "empty"
+
+    def warm(self) -> None:
+        """Nothing to load."""
+
+    def saved_count(self) -> int:
+        """Nothing is stored."""
+        return 0

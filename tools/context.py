@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
     from models.client import CallResult
+    from models.endpoint import Role
+    from models.model_client import Purpose
 
 CONFIG_KEY = "tool_context"
 
@@ -27,9 +29,9 @@ CONFIG_KEY = "tool_context"
 class ToolModel(Protocol):
     """The run's model client as tools see it (models.ModelClient): retries, the shared gate, token counts."""
 
-    def invoke(self, messages: Sequence[BaseMessage], *, purpose: str = "tool",
-               model_name: str | None = None) -> CallResult:
-        """Send `messages` (to `model_name`, default the agent's model) and return the reply with its usage."""
+    def invoke(self, messages: Sequence[BaseMessage], *, purpose: Purpose = "tool",
+               model_name: str | None = None, role: Role = "agent") -> CallResult:
+        """Send `messages` to `role`'s endpoint (`model_name`, default the agent's model); the reply with its usage."""
         ...
 
 

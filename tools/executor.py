@@ -2,7 +2,9 @@
 
 This is the single place where tool exceptions become text the model can act on (STYLE: convert
 exceptions in one wrapper): `ToolFailure`, `MissingDependency`, timeouts and argument validation
-errors. Any other exception is a bug: logged with its traceback, shown as an internal error. The graph's tools node and `python -m tools call` both use it.
+errors. Any other exception is a bug: logged with its traceback, shown as an internal error (or, with
+`raise_internal_errors`, re-raised: tests pass it so a tool's bug fails its test). The graph's tools node and
+`python -m tools call` both use it.
 """
 
 from __future__ import annotations
@@ -24,10 +26,6 @@ from tools.errors import ErrorKind, MissingDependency, ToolFailure
 from tools.paging import page_long_output
 
 log = logging.getLogger(__name__)
-
-RAISE_INTERNAL_ERRORS = False
-"""Tests set this so a bug in a tool fails the test instead of becoming an observation."""
-
 
 @dataclass
 class ToolOutcome:
@@ -61,9 +59,13 @@ def _invoke(tool: BaseTool, args: dict[str, Any], config: RunnableConfig | None)
     return tool.invoke(args, config=config)
 
 
-def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
-             config: RunnableConfig | None = None) -> ToolOutcome:
-    """Invoke `tool` with `args` under TOOL_TIMEOUT; never raises for the tool's own failures."""
+def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings, config: RunnableConfig | None = None, *,
+             raise_internal_errors: bool = False) -> ToolOutcome:
+    """Invoke `tool` with `args` under TOOL_TIMEOUT; never raises for the tool's own failures.
+
+    A bug in the tool (any exception that is not one of the failures above) becomes an internal-error
+    observation, or is re-raised with `raise_internal_errors` (tests: the bug fails the test).
+    """
     start = time.monotonic()
     limit = settings.TOOL_TIMEOUT
     # A worker thread lets us stop waiting; tools that spawn processes (run_python) kill their own children.
@@ -93,7 +95,7 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings,
         text = f"Error: invalid arguments for {tool.name}: {_short(exc)}. Check the argument names and types."
     except Exception as exc:  # a bug in the tool, not something the model did: log it loudly
         log.exception("internal error in tool %s", tool.name)
-        if RAISE_INTERNAL_ERRORS:
+        if raise_internal_errors:
             raise
         error_kind = "internal"
         text = (f"Error: internal error in {tool.name} ({type(exc).__name__}: {_short(exc)}). This is a bug in the "

@@ -6,10 +6,13 @@ Leave-one-out holds here too: the current task's own entry is never shown (task 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
+from rag.types import KnowledgeBase
 from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
 
@@ -22,16 +25,23 @@ def _excluded_task_ids(config: RunnableConfig | None) -> set[str]:
     return ids | {p.stem for p in ctx.attachments}
 
 
-def make_rag_tools(settings: Settings) -> list[BaseTool]:
-    """The rag_search tool; missing when RAG is off or the index is empty (nothing to search)."""
+def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = None) -> list[BaseTool]:
+    """The rag_search tool over `knowledge_base` (the pipeline's, injected by the registry's `deps`).
+
+    Without one (the tools CLI, a test) it opens the knowledge base the settings point at. Missing when
+    RAG is off or the index is empty (nothing to search).
+    """
     if not settings.RAG_ENABLED:
         raise MissingDependency(["rag_search"], "RAG_ENABLED is false (set RAG_ENABLED=true to search the knowledge base)")
-    from rag.shortcut import FaissKnowledgeBase  # the tool layer sits above rag/
+    if knowledge_base is None:
+        from rag import open_knowledge_base  # the tool layer sits above rag/
 
-    kb = FaissKnowledgeBase(settings)
-    if kb.store.saved_count() == 0:
-        raise MissingDependency(["rag_search"], f"the knowledge base in {kb.store.directory} is empty: build it with "
-                                "`python -m rag build --gaia-dir DIR --split validation` or `--jsonl FILE`")
+        knowledge_base = open_knowledge_base(settings)
+    kb = knowledge_base
+    if kb.saved_count() == 0:
+        raise MissingDependency(["rag_search"], f"the knowledge base in {Path(settings.RAG_INDEX_DIR)} is empty: "
+                                "build it with `python -m rag build --gaia-dir DIR --split validation` "
+                                "or `--jsonl FILE`")
     top_k = max(settings.RAG_TOP_K, 5)
 
     @tool

@@ -41,7 +41,8 @@ def ask_vision(model: ToolModel, settings: Settings, prompt: str, images: Sequen
     content: list[str | dict[str, Any]] = [{"type": "text", "text": prompt}]
     content += [{"type": "image_url", "image_url": {"url": image_data_url(image, max_side)}} for image in images]
     try:
-        result = model.invoke([HumanMessage(content=content)], purpose="vision", model_name=settings.vision_model)
+        result = model.invoke([HumanMessage(content=content)], role="vision", purpose="vision",
+                              model_name=settings.vision_model)
     except LLMCallError as exc:
         raise ToolFailure(f"the vision model call failed ({exc}). Check that VISION_MODEL_NAME="
                           f"{settings.vision_model} accepts images, or use image_ocr for the text.",

@@ -53,11 +53,6 @@ class Workspace:
                                   "source.", "size_limit")
             self._reserved += nbytes
 
-    @property
-    def reserved_bytes(self) -> int:
-        """Bytes claimed so far by this run's writers."""
-        return self._reserved
-
     def contains(self, path: Path) -> bool:
         """True when `path` (resolved) lies inside this workspace."""
         try:

@@ -18,6 +18,7 @@ from typing import Any, Literal, cast, get_args
 
 from config import Settings
 from evaluation.records import TaskRecord
+from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
 from ui.runtime import AgentUnavailable, Runtime
@@ -31,6 +32,8 @@ Source = Literal["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
 SOURCES: tuple[Source, ...] = get_args(Source)
 LEVELS = ["All", "1", "2", "3"]
 DOWNLOADS = ("results.jsonl", "report.md", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
+SCORER_CHOICES = [(scorer_label(name), name) for name in SCORERS]
+"""The scorer dropdowns' (label, SCORERS name) choices."""
 FOLDER_HELP = "Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl)."
 
 ProgressFn = Callable[..., Any]
@@ -50,6 +53,8 @@ class BatchRequest:
     question_delay: float = 0.0
     use_rag: bool = True
     username: str = ""
+    scorer: str = DEFAULT_SCORER
+    """The SCORERS name of a new run (a resumed run keeps its own)."""
 
 
 @dataclass
@@ -238,7 +243,8 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
-                       output_dir=output_dir, resume=resume, use_rag=req.use_rag)
+                       output_dir=output_dir, resume=resume, use_rag=req.use_rag,
+                       scorer=None if resume else req.scorer)  # a resume scores as the run's run.json says
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
     work = iterate_in_thread(lambda report: run_evaluation(config, settings, pipeline, on_progress=report,
@@ -350,8 +356,12 @@ def _number(value: Any, field_name: str, cast: Callable[[float], Any], minimum: 
 
 
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
-                 concurrency: Any, question_delay: Any, use_rag: bool, username: str) -> BatchRequest:
+                 concurrency: Any, question_delay: Any, use_rag: bool, username: str,
+                 scorer: str | None = DEFAULT_SCORER) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
+    scorer = scorer or DEFAULT_SCORER
+    if scorer not in SCORERS:
+        raise FormError(f"Scorer must be one of {', '.join(SCORERS)}, not {scorer!r}.")
     if source not in SOURCES:
         raise FormError(f"Source must be one of {', '.join(SOURCES)}, not {source!r}.")
     if split not in ("validation", "test"):
@@ -366,4 +376,4 @@ def make_request(source: str, split: str, data_dir: str, level: Any, max_samples
                         max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
                         concurrency=_number(concurrency, "Concurrency", int, 1),
                         question_delay=_number(question_delay, "Delay between task starts", float, 0),
-                        use_rag=bool(use_rag), username=(username or "").strip())
+                        use_rag=bool(use_rag), username=(username or "").strip(), scorer=scorer)

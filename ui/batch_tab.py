@@ -6,9 +6,10 @@ import gradio as gr
 from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 
 from config import Settings
+from evaluation.scorer import DEFAULT_SCORER
 from ui.access import refusal_for, username_of
 from ui.background import BatchControl
-from ui.batch import LEVELS, SOURCES, BatchView, FormError, make_request, run_stream
+from ui.batch import LEVELS, SCORER_CHOICES, SOURCES, BatchView, FormError, make_request, run_stream
 from ui.batch_guard import ListenerWatch, gradio_unread
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
@@ -41,6 +42,10 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                                       info="Applies only at concurrency 1; at higher concurrency the rate "
                                            "limiter paces the requests.")
                 batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer", elem_id="batch-scorer",
+                                     info="How answers are scored; a resumed run keeps the scorer it started with.")
+                # The session's pick, as State: the `evaluate` / `resume` API keeps its form (API clients: official).
+                scorer_pick = gr.State(DEFAULT_SCORER)
                 if on_space():
                     gr.LoginButton()
                 # On a Space the scoring API gets the signed-in username, never a typed one.
@@ -78,13 +83,13 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             comparison = gr.Markdown(label="Comparison")
 
     def batch_views(form, control_state, visitor, profile, request, progress, resume, resume_dir=None):
-        *fields, username = form
+        *fields, username, scorer_name = form
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield BatchView(status=refused).as_tuple()
             return
         name = username_of(profile) or ("" if settings.SPACE_ID else username)  # on a Space: the login only
         try:
-            req = make_request(*fields, name)
+            req = make_request(*fields, name, scorer_name)
         except FormError as exc:  # before anything runs; the previous run's results are cleared with it
             yield BatchView(status=f"❌ {exc}").as_tuple()
             return
@@ -105,15 +110,18 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
 
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
     def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                 username, control_state, visitor: Session, profile: gr.OAuthProfile | None, request: gr.Request,
-                 progress=gr.Progress()):  # noqa: B008 - gradio injects it
-        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+                 username, scorer_name, control_state, visitor: Session, profile: gr.OAuthProfile | None,
+                 request: gr.Request, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username,
+                scorer_name)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-               username, control_state, visitor: Session, run_dir=None, profile: gr.OAuthProfile | None = None,
+               username, scorer_name, control_state, visitor: Session, run_dir=None,
+               profile: gr.OAuthProfile | None = None,
                request: gr.Request = None, progress=gr.Progress()):  # type: ignore[assignment]  # noqa: B008 - gradio injects both
-        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username,
+                scorer_name)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=True,
                                resume_dir=run_dir or None)
 
@@ -131,8 +139,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     def compare_visible(run_a, run_b, visitor: Session):
         return compare(run_a, run_b, settings, visitor)
 
-    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, control,
-            session]
+    form = [source, split, data_dir, level, max_samples, task_ids, concurrency, delay, batch_rag, username, scorer_pick,
+            control, session]
     outputs = [batch_status, table, summary, chart, downloads]
     run_lists = [run_a, run_b, resume_pick]
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
@@ -143,6 +151,7 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                      concurrency_limit=batch_limit, show_progress_on=[progress_box]
                      ).then(runs, [control, session], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)
+    scorer.change(lambda name: name, scorer, scorer_pick, api_visibility="private", queue=False)
     refresh_btn.click(runs, [control, session], run_lists, api_visibility="private", queue=False)
     demo.load(runs, [control, session], run_lists, api_visibility="private", queue=False)
     compare_btn.click(compare_visible, [run_a, run_b, session], comparison, api_name="compare", concurrency_id="light")

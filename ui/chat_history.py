@@ -44,11 +44,6 @@ def content_text(content: Any) -> str:
     return "\n".join(t for t in texts if t.strip())
 
 
-def message_files(content: Any) -> list[str]:
-    """Paths of the files in a message's content."""
-    return [p for part in _parts(content) if (p := _file_path(part)) is not None]
-
-
 def history_turns(history: Iterable[Any]) -> list[dict[str, str]]:
     """User questions and final assistant answers, as `{"role", "content"}` text turns."""
     turns: list[dict[str, str]] = []

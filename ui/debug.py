@@ -17,6 +17,7 @@ from typing import Any
 import gradio as gr
 
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
+from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_named
 from ui.background import iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
 from ui.text import shown
@@ -104,14 +105,19 @@ STOPPED_NOTE = "Stopped by the user: the trace above is what ran so far; downloa
 
 def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
                use_rag: bool = True, stop: threading.Event | None = None,
-               readable: tuple[Path, ...] = ()) -> Iterator[AskOutput]:
+               readable: tuple[Path, ...] = (), scorer: str = DEFAULT_SCORER) -> Iterator[AskOutput]:
     """Run one question through the pipeline, yielding the rendered trace after every event.
 
-    When `stop` is set the trace ends with a "stopped" note and the partial trace is offered for download.
+    A picked task's answer is judged by the `SCORERS` entry `scorer`. When `stop` is set the trace ends
+    with a "stopped" note and the partial trace is offered for download.
     """
     question = (question or "").strip()
     if not question:
         yield [gr.ChatMessage(role="assistant", content="Type a question (or pick a GAIA task) first.")], "", "", None
+        return
+    if scorer not in SCORERS:  # before any model request
+        yield [gr.ChatMessage(role="assistant", content=f"❌ Unknown scorer: choose one of {', '.join(SCORERS)}.")], \
+            "", "", None
         return
     path = _attachment(file, task)
     head = [question_message(question, Path(path).name if path else None)]
@@ -150,9 +156,7 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     if stopped:
         verdict = "⏹️ Stopped: no verdict (the partial trace is downloadable)."
     elif task is not None and getattr(task, "has_answer", False):
-        from evaluation.scorer import official_scorer
-
-        verdict_msg = verdict_message(official_scorer(solution.answer, expected).to_dict(), expected)
+        verdict_msg = verdict_message(scorer_named(scorer)(solution.answer, expected), expected)
         messages.append(verdict_msg)
         verdict = str(verdict_msg.content)
     elif solution.error and not solution.answer:

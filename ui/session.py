@@ -51,10 +51,6 @@ class Session:
         if folder not in self.runs:
             self.runs.append(folder)
 
-    def run_names(self) -> list[str]:
-        """This session's run folder names, newest first (never absolute server paths)."""
-        return [p.name for p in reversed(self.runs) if p.is_dir()]
-
     def run_named(self, name: str | None) -> Path | None:
         """The session's run folder called `name`; None for anything else (another session's run, a path)."""
         return next((p for p in self.runs if p.name == name), None)

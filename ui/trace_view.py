@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import gradio as gr
 from gradio.components.chatbot import MetadataDict
@@ -27,6 +26,7 @@ from agent.events import (
     ToolCall,
     ToolResult,
 )
+from evaluation.scorer import Score, scorer_label
 from ui.text import shown
 
 _THUMBNAIL = re.compile(r"data:image/(?:jpeg|png);base64,[A-Za-z0-9+/=]+")
@@ -215,17 +215,19 @@ def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) ->
     return messages
 
 
-def verdict_message(explanation: dict[str, Any], expected: str) -> gr.ChatMessage:
-    """Correct or not for a known task, with the scorer's explanation."""
-    correct = bool(explanation.get("correct"))
-    head = f"✅ **Correct** (expected: {expected})" if correct else f"❌ **Wrong** — expected: **{expected}**"
-    details = [f"rule: `{explanation.get('rule', '?')}`",
-               f"normalized answer: `{explanation.get('normalized_answer', '')}`",
-               f"normalized truth: `{explanation.get('normalized_truth', '')}`"]
-    if explanation.get("format_only_miss"):
-        details.append("format-only miss: the content matches, the format does not")
-    if explanation.get("lenient_reason"):
-        details.append(f"lenient match: {explanation['lenient_reason']}")
+def verdict_message(score: Score, expected: str) -> gr.ChatMessage:
+    """Correct or not for a known task, by which scorer, with the official rules' view of the answer."""
+    head = f"✅ **Correct** (expected: {expected})" if score.correct else f"❌ **Wrong** — expected: **{expected}**"
+    details = [f"scorer: {scorer_label(score.scorer)}"]
+    if (explanation := score.explanation) is not None:
+        details += [f"rule: `{explanation.rule}`", f"normalized answer: `{explanation.normalized_answer}`",
+                    f"normalized truth: `{explanation.normalized_truth}`"]
+        if score.format_only_miss:
+            details.append("format-only miss: the content matches, the format does not")
+        if explanation.lenient_reason:
+            details.append(f"lenient match: {explanation.lenient_reason}")
+    if score.note:
+        details.append(score.note)
     return gr.ChatMessage(role="assistant", content=head + "\n\n" + " · ".join(details))
 
 
@@ -233,8 +235,3 @@ def question_message(question: str, file_name: str | None = None) -> gr.ChatMess
     """The asked question as the first (user) message."""
     text = question if not file_name else f"{question}\n\n📎 `{file_name}`"
     return gr.ChatMessage(role="user", content=text)
-
-
-def verdict_text(explanation: dict[str, Any], expected: str) -> str:
-    """One-line verdict for the answer box's neighbour."""
-    return str(verdict_message(explanation, expected).content)

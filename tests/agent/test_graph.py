@@ -119,10 +119,7 @@ def test_unknown_tool_lists_the_available_ones() -> None:
     assert sol.answer == "none"
 
 
-def test_a_bug_in_a_tool_is_an_internal_error_the_run_survives(monkeypatch, caplog) -> None:
-    import tools.executor
-
-    monkeypatch.setattr(tools.executor, "RAISE_INTERNAL_ERRORS", False)  # as in production
+def test_a_bug_in_a_tool_is_an_internal_error_the_run_survives(caplog) -> None:
     pipe, model = run([tool_call("explode", text="x"), ai("FINAL ANSWER: recovered")])
     sol = pipe.solve("try")
     result = next(e for e in sol.events if isinstance(e, ToolResult))
@@ -132,11 +129,20 @@ def test_a_bug_in_a_tool_is_an_internal_error_the_run_survives(monkeypatch, capl
     assert "internal error in tool explode" in caplog.text and "RuntimeError: boom" in caplog.text  # traceback logged
 
 
+def test_a_pipeline_asked_to_raise_internal_errors_ends_the_run_on_a_tool_bug() -> None:
+    settings = load_settings(RAG_ENABLED=False)
+    model = ScriptedChatModel(script=[tool_call("explode", text="x"), ai("FINAL ANSWER: recovered")])
+    pipe = Pipeline(settings, llm=model, registry=registry(settings), raise_internal_errors=True)
+    sol = pipe.solve("try")
+    assert sol.answer == "" and sol.error is not None and "RuntimeError: boom" in sol.error
+    assert not any(isinstance(e, ToolResult) for e in sol.events)  # no observation: the bug ended the run
+
+
 def test_a_bug_in_a_tool_fails_its_test() -> None:
     from tools.executor import run_tool
 
     with pytest.raises(RuntimeError, match="boom"):
-        run_tool(explode, {"text": "x"}, load_settings())
+        run_tool(explode, {"text": "x"}, load_settings(), raise_internal_errors=True)
 
 
 def test_invalid_tool_call_arguments_are_answered() -> None:

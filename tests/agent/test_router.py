@@ -5,12 +5,12 @@ from __future__ import annotations
 from agent.events import AnswerExtracted, ErrorEvent, ModelCall, RagLookup, Retry, RouteDecided
 from agent.pipeline import Pipeline
 from config import load_settings
-from rag.types import LookupResult, Match
+from rag.types import EmptyKnowledgeBase, HintLLM, LookupResult, Match
 from tests.support.fake_model import ScriptedChatModel, ai
 from tools.registry import ToolRegistry
 
 
-class FakeKB:
+class FakeKB(EmptyKnowledgeBase):
     """Returns a fixed result and remembers what it was asked."""
 
     def __init__(self, result: LookupResult | Exception) -> None:
@@ -18,7 +18,8 @@ class FakeKB:
         self.asked: list[tuple[str, str | None]] = []
         self.file_names: list[str | None] = []
 
-    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None,
+               hint_llm: HintLLM | None = None) -> LookupResult:
         self.asked.append((question, exclude_task_id))
         self.file_names.append(file_name)
         if isinstance(self.result, Exception):
@@ -101,24 +102,20 @@ def test_use_rag_false_and_rag_disabled_skip_the_lookup() -> None:
     assert pipe2.solve("q?").answer == "y" and kb.asked == []
 
 
-class HintingKB:
-    """A knowledge base that asks the model for hints through the hint_llm the pipeline gives it."""
+class HintingKB(EmptyKnowledgeBase):
+    """A knowledge base that asks the model for hints through the hint_llm the router passes with the lookup."""
 
-    def __init__(self, hint_llm) -> None:
-        self.hint_llm = hint_llm
-
-    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None) -> LookupResult:
-        hint = self.hint_llm(f"Give a hint for: {question}")
+    def lookup(self, question: str, exclude_task_id: str | None = None, file_name: str | None = None,
+               hint_llm: HintLLM | None = None) -> LookupResult:
+        assert hint_llm is not None
+        hint = hint_llm(f"Give a hint for: {question}")
         return LookupResult(tier="hints", context=f"Hint: {hint}")
 
 
-def test_default_knowledge_base_gets_a_gated_hint_llm(monkeypatch) -> None:
-    import rag
-
-    monkeypatch.setattr(rag, "open_knowledge_base", lambda settings, hint_llm=None: HintingKB(hint_llm))
+def test_the_lookup_gets_the_runs_gated_model_client_for_hints() -> None:
     settings = load_settings(RATE_LIMIT_RETRY_BASE_DELAY=0.01)
     model = ScriptedChatModel(script=[ConnectionError("blip"), ai("use a calculator", 3, 4), ai("FINAL ANSWER: 5")])
-    base = Pipeline(settings, llm=model, registry=ToolRegistry())
+    base = Pipeline(settings, llm=model, registry=ToolRegistry(), knowledge_base=HintingKB())
 
     class CountingGate:
         acquired = 0
@@ -153,7 +150,7 @@ def test_with_gate_shares_the_heavy_parts() -> None:
 def test_broken_open_knowledge_base_falls_back_to_empty(monkeypatch) -> None:
     import rag
 
-    def broken(settings, hint_llm=None):
+    def broken(settings):
         raise OSError("faiss index unreadable")
 
     monkeypatch.setattr(rag, "open_knowledge_base", broken)

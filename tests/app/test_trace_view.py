@@ -103,11 +103,16 @@ def test_clip_marks_what_was_cut():
 
 
 def test_verdict_message():
-    good = verdict_message({"correct": True, "rule": "number", "normalized_answer": "4", "normalized_truth": "4"}, "4")
-    assert good.content.startswith("✅ **Correct**")
-    bad = verdict_message({"correct": False, "rule": "list", "format_only_miss": True,
-                           "lenient_reason": "list order"}, "a, b")
+    from evaluation.scorer import Score, lenient_scorer, official_scorer
+
+    good = verdict_message(official_scorer("4", "4"), "4")
+    assert good.content.startswith("✅ **Correct**") and "scorer: official" in good.content
+    bad = verdict_message(official_scorer("b, a", "a, b"), "a, b")
     assert "expected: **a, b**" in bad.content and "format-only miss" in bad.content and "list order" in bad.content
+    lenient = verdict_message(lenient_scorer("b, a", "a, b"), "a, b")
+    assert lenient.content.startswith("✅ **Correct**") and "scorer: lenient" in lenient.content
+    judged = verdict_message(Score(False, "llm-judge", note="another city"), "Paris")
+    assert "scorer: llm-judge" in judged.content and "another city" in judged.content
 
 
 def test_write_trace_prunes_old_files(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from evaluation.chart import plot_accuracy
 from evaluation.records import TaskRecord
 from evaluation.report import recommendations, summarize, write_report
-from evaluation.scorer import explain
+from evaluation.scorer import Score, explain
 
 
 def _record(i: int, level: int | None, predicted: str, expected: str | None, **kw) -> TaskRecord:
@@ -19,7 +19,8 @@ def _record(i: int, level: int | None, predicted: str, expected: str | None, **k
     category = "unscored" if exp is None else "correct" if correct else "format_only_miss" if exp.format_only_miss else "plain_wrong"
     return TaskRecord(
         task_id=f"task-{i:03d}", question=f"Question {i}?", level=level, expected=expected, predicted=predicted,
-        correct=correct, explanation=exp.to_dict() if exp else {}, failure_category=kw.pop("failure_category", category), **kw,
+        score=Score(exp.correct, explanation=exp) if exp else None,
+        failure_category=kw.pop("failure_category", category), **kw,
     )
 
 

@@ -321,13 +321,15 @@ def test_a_folder_in_use_by_another_run_is_refused(server, pipeline, samples, tm
     assert run_batch(samples[:1], pipeline, RunConfig(output_dir=out, resume=True), run_settings()).records
 
 
-def test_a_custom_scorer_decides_the_verdicts_and_is_named_in_the_records(server, pipeline, samples, tmp_path):
-    from evaluation.scorer import Score
+def test_a_custom_scorer_decides_the_verdicts_and_is_named_in_the_records(server, pipeline, samples, tmp_path,
+                                                                           monkeypatch):
+    from evaluation.scorer import SCORERS, Score
 
     def nobody_is_right(answer: str, truth: str) -> Score:
         return Score(correct=False, scorer="strict-judge", note=f"{answer!r} vs {truth!r}")
 
-    config = RunConfig(concurrency=2, output_dir=tmp_path / "run", scorer=nobody_is_right)
+    monkeypatch.setitem(SCORERS, "strict-judge", nobody_is_right)  # a scorer is chosen by its SCORERS name
+    config = RunConfig(concurrency=2, output_dir=tmp_path / "run", scorer="strict-judge")
     result = run_batch(samples[:2], pipeline, config, run_settings())
     assert [r.correct for r in result.records] == [False, False]
     assert all(r.score is not None and r.score.scorer == "strict-judge" for r in result.records)

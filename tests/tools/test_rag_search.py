@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
-from config import load_settings
+from config import Settings, load_settings
 from rag.shortcut import FaissKnowledgeBase
 from rag.store import Entry
+from rag.types import EmptyKnowledgeBase, Match
 from tools.errors import MissingDependency
 from tools.executor import run_tool
 from tools.rag_search import make_rag_tools
+from tools.registry import build_registry
 
 ENTRIES = [
     Entry("What is the capital city of France?", "Paris", task_id="task-fr", source="gaia:validation"),
@@ -73,3 +77,40 @@ def test_empty_query_is_an_actionable_failure(built):
     (tool,) = make_rag_tools(built)
     outcome = run_tool(tool, {"query": "   "}, built)
     assert not outcome.ok and "empty query" in outcome.output
+
+
+class _OneEntryKB(EmptyKnowledgeBase):
+    """A knowledge base that is not the one the settings point at: rag_search must search this one."""
+
+    def __init__(self) -> None:
+        self.searched: list[tuple[str, set[str]]] = []
+
+    def saved_count(self) -> int:
+        return 1
+
+    def search(self, query: str, k: int | None = None, exclude_task_ids: Iterable[str] = ()) -> list[Match]:
+        self.searched.append((query, set(exclude_task_ids)))
+        return [Match("What is the injected knowledge base?", "this one", 0.9, task_id="kb-1", source="test")]
+
+
+def test_the_registry_hands_rag_search_the_knowledge_base_it_is_given(settings: Settings) -> None:
+    kb = _OneEntryKB()
+    registry = build_registry(settings, [("rag", make_rag_tools)], deps={"knowledge_base": kb})
+    tool = registry.get("rag_search")
+    assert tool is not None, registry.missing
+    outcome = run_tool(tool, {"query": "which one?"}, settings,
+                       config={"configurable": {"task_id": "t-9"}}, raise_internal_errors=True)
+    assert outcome.ok and "A: this one (source test)" in outcome.output
+    assert kb.searched == [("which one?", {"t-9"})]  # the settings' index (empty here) was never opened
+
+
+def test_the_pipelines_rag_search_searches_the_pipelines_knowledge_base(settings: Settings) -> None:
+    from agent.events import ToolResult
+    from agent.pipeline import Pipeline
+    from tests.support.fake_model import ScriptedChatModel, ai, tool_call
+
+    kb = _OneEntryKB()
+    model = ScriptedChatModel(script=[tool_call("rag_search", query="which one?"), ai("FINAL ANSWER: this one")])
+    sol = Pipeline(settings, llm=model, knowledge_base=kb).solve("Which knowledge base?", task_id="t-1", use_rag=False)
+    result = next(e for e in sol.events if isinstance(e, ToolResult) and e.name == "rag_search")
+    assert result.ok and "this one" in result.output and kb.searched == [("which one?", {"t-1"})]

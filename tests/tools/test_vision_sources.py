@@ -118,11 +118,11 @@ class RecordingModel:
 
     def __init__(self, settings):
         self.inner = standalone_client(settings)
-        self.calls: list[tuple[str, str | None]] = []
+        self.calls: list[tuple[str, str, str | None]] = []
 
-    def invoke(self, messages, *, purpose="tool", model_name=None):
-        self.calls.append((purpose, model_name))
-        return self.inner.invoke(messages, purpose=purpose, model_name=model_name)
+    def invoke(self, messages, *, purpose="tool", model_name=None, role="agent"):
+        self.calls.append((role, purpose, model_name))
+        return self.inner.invoke(messages, purpose=purpose, model_name=model_name, role=role)
 
 
 def test_vision_goes_through_the_runs_model_client(tmp_path):
@@ -133,7 +133,7 @@ def test_vision_goes_through_the_runs_model_client(tmp_path):
         config = ToolContext(attachments=(image,), model=client).to_config()
         out = _analyze(settings, image, config=config)
     assert out.ok and out.output == "A stop sign."
-    assert client.calls == [("vision", "vision-x")]
+    assert client.calls == [("vision", "vision", "vision-x")]  # the vision role, named explicitly
 
 
 def test_vision_off_answers_with_ocr_and_says_so(tmp_path):

@@ -197,3 +197,40 @@ def test_blocked_by_compares_scheme_less_host_and_path(url, blocked):
 
 def test_normalise_url():
     assert normalise_url("https://www.Example.org:8443/A/b?q=1") == "example.org/a/b"
+
+
+def test_every_provider_module_is_listed_and_every_listed_one_is_a_setting_choice() -> None:
+    import pkgutil
+
+    import tools.search
+    from tools.search import PROVIDERS
+
+    modules = {m.name for m in pkgutil.iter_modules(tools.search.__path__)} - {"base", "failover"}
+    assert set(PROVIDERS) == modules  # a provider module nobody listed would never be asked
+    assert set(load_settings().SEARCH_PROVIDERS.split(",")) == set(PROVIDERS)
+
+
+def test_the_keyed_http_base_sends_the_key_only_when_there_is_one_and_names_a_bad_answer() -> None:
+    from tools.search import KeyedHTTPProvider, ProviderError
+
+    with LocalWebServer({"/api": Reply.json({"items": [{"a": 1}, "not an object"]}),
+                         "/bad": Reply.json({"other": []})}) as server:
+        keyed = KeyedHTTPProvider(server.base + "/", api_key="k-secret", user_agent="probe/1.0")
+        assert keyed.result_list(keyed.call_json("GET", "/api", 5), "items") == [{"a": 1}]
+        keyless = KeyedHTTPProvider(server.base)
+        with pytest.raises(ProviderError, match="no 'items' list"):
+            keyless.result_list(keyless.call_json("GET", "/bad", 5), "items")
+        headers = [r.headers for r in server.requests]
+    assert headers[0].get("Authorization") == "Bearer k-secret" and headers[0].get("User-Agent") == "probe/1.0"
+    assert "Authorization" not in headers[1]
+
+
+def test_every_http_provider_sends_the_configured_user_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.search import KeyedHTTPProvider, configured_providers
+
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-key")
+    settings = _settings(SEARCH_PROVIDERS="tavily,searxng,wikipedia", SEARXNG_URL="http://127.0.0.1:9",
+                         HTTP_USER_AGENT="gaia-test/9 (+mailto:ops@example.org)")
+    providers, skipped = configured_providers(settings)  # building makes no request
+    assert skipped == [] and [p.name for p in providers] == ["tavily", "searxng", "wikipedia"]
+    assert all(isinstance(p, KeyedHTTPProvider) and p.user_agent == settings.HTTP_USER_AGENT for p in providers)

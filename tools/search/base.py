@@ -1,4 +1,8 @@
-"""What every search provider shares: the result type, the failure type, JSON over HTTP, URL blocking."""
+"""What every search provider shares: the result type, the failure type, JSON over HTTP, URL blocking.
+
+Providers that are one JSON API over HTTP (Tavily, SearXNG, Wikipedia) build on `KeyedHTTPProvider`:
+base URL, optional bearer key and User-Agent in one place, every failure a ProviderError.
+"""
 
 from __future__ import annotations
 
@@ -70,6 +74,31 @@ def request(method: str, url: str, timeout: float, accept: str = "*/*", user_age
     if response.status_code >= 400:
         raise ProviderError(f"HTTP {response.status_code} {response.reason_phrase}".strip(), body=response.text[:20_000])
     return response
+
+
+class KeyedHTTPProvider:
+    """A search provider that is one JSON API over HTTP at `base_url`, with an optional bearer `api_key`."""
+
+    name: str = ""
+
+    def __init__(self, base_url: str, api_key: str = "", user_agent: str = USER_AGENT) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.user_agent = user_agent
+
+    def call_json(self, method: str, path: str, timeout: float, **kwargs: Any) -> Any:
+        """`method {base_url}{path}` answering JSON (the key as `Authorization: Bearer` when there is one)."""
+        headers = {**kwargs.pop("headers", {}), **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})}
+        return request_json(method, self.base_url + path, timeout, user_agent=self.user_agent, headers=headers,
+                            **kwargs)
+
+    @staticmethod
+    def result_list(data: Any, key: str, hint: str = "") -> list[dict[str, Any]]:
+        """The JSON answer's list of result objects under `key`; ProviderError when the answer has none."""
+        items = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(items, list):
+            raise ProviderError(f"unexpected JSON shape (no {key!r} list){hint}")
+        return [item for item in items if isinstance(item, dict)]
 
 
 def normalise_url(url: str) -> str:

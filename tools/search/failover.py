@@ -2,37 +2,27 @@
 
 A provider without its key/URL is skipped without a call; an error, a 429 or an empty answer moves
 on to the next. Every attempt is recorded so the tool can say which provider answered and why the
-others did not.
+others did not. Providers are listed in `PROVIDERS` by import, as tools are in the registry: adding one
+is its module (a `from_settings(settings)`), its setting and one line here.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from config import Settings
+from tools.search import duckduckgo, searxng, tavily, wikipedia
 from tools.search.base import ProviderError, ProviderUnavailable, SearchProvider, SearchResult, blocked_by
 
-_NOT_PROVIDERS = {"base", "failover"}
-
-
-def _discover() -> dict[str, Callable[[Settings], SearchProvider]]:
-    """Every module of tools/search with a `from_settings(settings)`: adding a provider is one file (and its setting)."""
-    found = {}
-    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if info.name not in _NOT_PROVIDERS:
-            module = importlib.import_module(f"tools.search.{info.name}")
-            if callable(getattr(module, "from_settings", None)):
-                found[info.name] = module.from_settings
-    return found
-
-
-BUILDERS: dict[str, Callable[[Settings], SearchProvider]] = _discover()
-"""Provider name (its module's name, as written in SEARCH_PROVIDERS) -> builder."""
+PROVIDERS: dict[str, Callable[[Settings], SearchProvider]] = {
+    "duckduckgo": duckduckgo.from_settings,
+    "tavily": tavily.from_settings,
+    "searxng": searxng.from_settings,
+    "wikipedia": wikipedia.from_settings,
+}
+"""Provider name (as written in SEARCH_PROVIDERS) -> builder; ProviderUnavailable when not configured."""
 
 
 @dataclass
@@ -61,9 +51,9 @@ def configured_providers(settings: Settings) -> tuple[list[SearchProvider], list
     for name in (n.strip().lower() for n in settings.SEARCH_PROVIDERS.split(",")):
         if not name:
             continue
-        builder = BUILDERS.get(name)
+        builder = PROVIDERS.get(name)
         if builder is None:
-            skipped.append(Attempt(name, "skipped", f"unknown provider (known: {', '.join(BUILDERS)})"))
+            skipped.append(Attempt(name, "skipped", f"unknown provider (known: {', '.join(PROVIDERS)})"))
             continue
         try:
             providers.append(builder(settings))

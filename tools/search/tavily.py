@@ -3,30 +3,26 @@
 from __future__ import annotations
 
 from config import Settings
-from tools.search.base import USER_AGENT, ProviderError, ProviderUnavailable, SearchResult, request_json
+from tools.search.base import USER_AGENT, KeyedHTTPProvider, ProviderUnavailable, SearchResult
 
 TAVILY_API = "https://api.tavily.com"
 
 
-class TavilyProvider:
+class TavilyProvider(KeyedHTTPProvider):
     """Queries Tavily's search endpoint (`api_base` is overridable for a local test server)."""
 
     name = "tavily"
 
     def __init__(self, api_key: str, api_base: str = TAVILY_API, user_agent: str = USER_AGENT) -> None:
-        self.api_key = api_key
-        self.user_agent = user_agent
-        self.api_base = api_base.rstrip("/")
+        super().__init__(api_base, api_key, user_agent)
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
         """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         body = {"query": query, "max_results": max_results, "search_depth": "basic"}
-        data = request_json("POST", f"{self.api_base}/search", timeout, user_agent=self.user_agent, json=body,
-                            headers={"Authorization": f"Bearer {self.api_key}"})
-        if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-            raise ProviderError("unexpected JSON shape (no 'results' list)")
-        return [SearchResult(title=str(r.get("title") or r["url"]), url=str(r["url"]), snippet=str(r.get("content") or ""))
-                for r in data["results"][:max_results] if isinstance(r, dict) and r.get("url")]
+        results = self.result_list(self.call_json("POST", "/search", timeout, json=body), "results")
+        return [SearchResult(title=str(r.get("title") or r["url"]), url=str(r["url"]),
+                             snippet=str(r.get("content") or ""))
+                for r in results[:max_results] if r.get("url")]
 
 
 def from_settings(settings: Settings) -> TavilyProvider:

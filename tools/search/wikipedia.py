@@ -5,23 +5,30 @@ from __future__ import annotations
 from urllib.parse import quote, urljoin
 
 from config import Settings
-from tools.search.base import USER_AGENT, ProviderError, ProviderUnavailable, SearchResult, plain_text, request_json
+from tools.search.base import (
+    USER_AGENT,
+    KeyedHTTPProvider,
+    ProviderError,
+    ProviderUnavailable,
+    SearchResult,
+    plain_text,
+)
 
 
-class WikipediaProvider:
-    """Full-text search of one MediaWiki site; article URLs are built as {site}/wiki/{Title}."""
+class WikipediaProvider(KeyedHTTPProvider):
+    """Full-text search of one MediaWiki site (no key); article URLs are built as {site}/wiki/{Title}."""
 
     name = "wikipedia"
 
     def __init__(self, api_url: str, user_agent: str = USER_AGENT) -> None:
+        super().__init__(api_url, user_agent=user_agent)
         self.api_url = api_url
-        self.user_agent = user_agent
 
     def search(self, query: str, max_results: int, timeout: float) -> list[SearchResult]:
         """Return up to `max_results` hits for `query`, giving up after `timeout` seconds."""
         params = {"action": "query", "list": "search", "srsearch": query, "srlimit": max_results,
                   "srprop": "snippet", "format": "json", "formatversion": 2}
-        data = request_json("GET", self.api_url, timeout, user_agent=self.user_agent, params=params)
+        data = self.call_json("GET", "", timeout, params=params)
         if isinstance(data, dict) and "error" in data:
             error = data["error"]
             raise ProviderError(f"API error: {error.get('info', error) if isinstance(error, dict) else error}")
@@ -41,4 +48,4 @@ def from_settings(settings: Settings) -> WikipediaProvider:
     """The provider for WIKIPEDIA_API_URL; unavailable when it is empty."""
     if not settings.WIKIPEDIA_API_URL:
         raise ProviderUnavailable("no WIKIPEDIA_API_URL set")
-    return WikipediaProvider(settings.WIKIPEDIA_API_URL, settings.HTTP_USER_AGENT)
+    return WikipediaProvider(settings.WIKIPEDIA_API_URL, user_agent=settings.HTTP_USER_AGENT)
