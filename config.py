@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
     SANDBOX_MODE: SandboxMode = Field("auto", description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) falls back to rlimits and a uid of its own, labelled.")
     SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="run_python memory cap in MiB: the address space of each process, and the resident memory of all of a call's processes together.")
+    # --- issue 21: sandbox disk cap, visitor budgets, fair share ---
+    SANDBOX_DISK_MB: int = Field(256, ge=16, description="run_python disk cap in MiB for all the files one call writes together (Landlock and degraded backends, sampled; bwrap's /tmp is a 128 MiB tmpfs). Each file is also capped at 64 MiB.")
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
