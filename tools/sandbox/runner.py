@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import IO, Literal, cast
 
 from tools.sandbox.attachments import select as select_attachments
+from tools.sandbox.disk import call_disk_bytes
 from tools.sandbox.landlock_backend import CONFINE_EXIT
 from tools.sandbox.launcher import Limits
-from tools.sandbox.disk import call_disk_bytes
 from tools.sandbox.memory import PAGE, SAMPLE_SECONDS, call_pids, process_table
 from tools.sandbox.pool import SPARES, attachment_key
 from tools.sandbox.spawn import Backend, Child, spawn

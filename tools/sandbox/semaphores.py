@@ -13,10 +13,9 @@ This is convenience, not confinement: the child could undo it and would only los
 
 
 def _anonymous_semaphores() -> None:
+    import _multiprocessing
     import ctypes
     import mmap
-
-    import _multiprocessing
     import multiprocessing.synchronize as sync
 
     libc = ctypes.CDLL(None, use_errno=True)
