@@ -21,7 +21,7 @@ def _anonymous_semaphores() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     stock_init = sync.SemLock.__init__
 
-    def init(self, kind, value, maxvalue, *, ctx):  # type: ignore[no-untyped-def]
+    def init(self, kind, value, maxvalue, *, ctx):
         ctx = ctx or sync.context._default_context.get_context()
         if ctx.get_start_method() != "fork":
             stock_init(self, kind, value, maxvalue, ctx=ctx)
@@ -35,7 +35,7 @@ def _anonymous_semaphores() -> None:
         self._make_methods()
         sync.util.register_after_fork(self, lambda obj: obj._semlock._after_fork())
 
-    sync.SemLock.__init__ = init
+    sync.SemLock.__init__ = init  # type: ignore[method-assign]
 
 
 _anonymous_semaphores()
