@@ -154,7 +154,7 @@ time.sleep(60)
 def test_signals_to_a_host_process_and_its_threads_fail(backend):
     host = subprocess.Popen([sys.executable, "-c", HOST_THREADS], stdout=subprocess.PIPE, text=True)
     try:
-        pid, tid = (int(x) for x in host.stdout.readline().split())  # type: ignore[union-attr]
+        pid, tid = (int(x) for x in host.stdout.readline().split())
         code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.syscall.restype = ctypes.c_long\n"
                 f"for name, args in [('tkill', (200, {tid}, 9)), ('tgkill', (234, {pid}, {tid}, 9)),\n"
                 f"                   ('kill', (62, {pid}, 9)), ('kill_thread', (62, {tid}, 9)), ('kill_group', (62, -{pid}, 9)),\n"
@@ -206,4 +206,4 @@ def test_one_run_cannot_signal_another_runs_process(backend):
         victim.join()
     assert "ESCAPED" not in out.output and out.output.count("blocked") == 7, out.output
     victim_out = result["out"]
-    assert victim_out.ok and "victim alive" in victim_out.output, victim_out.output  # type: ignore[attr-defined]
+    assert victim_out.ok and "victim alive" in victim_out.output, victim_out.output
