@@ -2,7 +2,8 @@
 
 RLIMIT_FSIZE bounds one file; a call may write many (20 files of 32 MiB each are 640 MiB of the host's
 disk). The landlock and degraded backends have no tmpfs of their own (bwrap's /tmp is a size-capped
-tmpfs), so the runner samples this total with the memory and kills the call past SANDBOX_DISK_MB.
+tmpfs), so the runner samples this total with the memory and kills the call past SANDBOX_DISK_MB, or
+past MAX_FILES directory entries (which also keeps each sample's walk short).
 Allocated blocks are counted (a sparse file costs what it holds), each inode once (hard links), and
 files the call deleted but keeps open (`/proc/<pid>/fd`, no link left) are counted too: unlinking a
 file does not free its space while a descriptor holds it. Open files that are still linked elsewhere
@@ -15,14 +16,23 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-MAX_ENTRIES = 200_000
-"""Stop counting past this many directory entries (the total is already a lower bound by then)."""
+MAX_FILES = 10_000
+"""Directory entries a call may make in all (an inode bomb of empty files costs no bytes but slows every walk)."""
 
 
-def _walk(root: str, seen: set[tuple[int, int]]) -> int:
+@dataclass(frozen=True)
+class DiskUse:
+    """What the call has written: allocated bytes and directory entries (the walk stops past MAX_FILES)."""
+
+    bytes: int
+    files: int
+
+
+def _walk(root: str, seen: set[tuple[int, int]]) -> tuple[int, int]:
     total, entries, todo = 0, 0, [root]
-    while todo and entries < MAX_ENTRIES:
+    while todo and entries <= MAX_FILES:
         try:
             with os.scandir(todo.pop()) as it:
                 for entry in it:
@@ -36,7 +46,7 @@ def _walk(root: str, seen: set[tuple[int, int]]) -> int:
                             total += st.st_blocks * 512
         except OSError:
             continue
-    return total
+    return total, entries
 
 
 def _open_files(pids: Iterable[int], device: int, seen: set[tuple[int, int]]) -> int:
@@ -54,11 +64,12 @@ def _open_files(pids: Iterable[int], device: int, seen: set[tuple[int, int]]) ->
     return total
 
 
-def call_disk_bytes(workdir: str, pids: Iterable[int]) -> int:
-    """Bytes allocated for the call: its working directory's files and the open (maybe deleted) files of `pids`."""
+def call_disk_use(workdir: str, pids: Iterable[int]) -> DiskUse:
+    """The call's working directory's files plus the open (maybe deleted) files of `pids`."""
     try:
         device = os.stat(workdir).st_dev
     except OSError:
-        return 0
+        return DiskUse(0, 0)
     seen: set[tuple[int, int]] = set()
-    return _walk(workdir, seen) + _open_files(pids, device, seen)
+    written, files = _walk(workdir, seen)
+    return DiskUse(written + _open_files(pids, device, seen), files)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Literal, cast
 
 from tools.sandbox.attachments import select as select_attachments
-from tools.sandbox.disk import call_disk_bytes
+from tools.sandbox.disk import MAX_FILES, call_disk_use
 from tools.sandbox.landlock_backend import CONFINE_EXIT
 from tools.sandbox.launcher import Limits
 from tools.sandbox.memory import PAGE, SAMPLE_SECONDS, call_pids, process_table
@@ -164,8 +164,8 @@ def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, 
         result.detail = f"memory limit of {limits.memory_mb} MiB for the whole call (all its processes together) reached"
     if ending == "disk":
         result.reason = "disk"
-        result.detail = (f"disk limit of {limits.disk_mb} MiB for the whole call (all the files it wrote together) "
-                         "reached; the process group was killed")
+        result.detail = (f"disk limit of {limits.disk_mb} MiB or {MAX_FILES:,} files for the whole call (all the "
+                         "files it wrote together) reached; the process group was killed")
     if child.backend == "landlock" and proc.returncode == CONFINE_EXIT and "sandbox confinement failed" in result.stderr:
         result.reason, result.detail = "error", "the sandbox could not confine the child, so nothing ran"
     return result
@@ -177,8 +177,10 @@ def _over_limit(child: Child, limits: Limits) -> Ending | None:
     pids = call_pids(child.proc.pid, table)
     if sum(table[pid][2] for pid in pids) * PAGE > limits.memory_mb * 2**20:
         return "memory"
-    if child.workdir and call_disk_bytes(child.workdir, pids) > limits.disk_mb * 2**20:
-        return "disk"
+    if child.workdir:
+        use = call_disk_use(child.workdir, pids)
+        if use.bytes > limits.disk_mb * 2**20 or use.files > MAX_FILES:
+            return "disk"
     return None
 
 
