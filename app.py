@@ -15,6 +15,7 @@ import gradio as gr
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
+from ui import fair_share
 from ui.access import refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
@@ -42,7 +43,8 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
     with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, 7200)) as demo:
         build_header(demo, runtime)
         # The visitor's own files (uploads, runs, download copies), removed when their session ends.
-        session = gr.State(Session(), delete_callback=Session.close)
+        session = gr.State(Session(max_upload_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20)),
+                           delete_callback=Session.close)
         access_note = gr.Markdown(elem_id="access-note")
         build_debug_tab(demo, settings, runtime, session)
         build_batch_tab(demo, settings, runtime, session)
@@ -65,6 +67,7 @@ def main() -> None:
     runtime = Runtime(settings)
     demo = build_app(settings, runtime)
     demo.queue(default_concurrency_limit=settings.APP_CONCURRENCY, max_size=settings.APP_QUEUE_MAX_SIZE)
+    fair_share.install(demo, settings)  # one session or address cannot fill the queue for everyone
     # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
     # handler returned to its session), never the runs folder or the gated GAIA cache.
     demo.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
