@@ -84,8 +84,11 @@ def run_job(settings: Settings, kind: JobKind, args: dict[str, Any]) -> JobResul
     (folder / "tmp").mkdir()
     request = json.dumps({"kind": kind, "args": args, "settings": worker_settings(settings, folder)}).encode()
     try:
-        proc = subprocess.Popen(_command(settings), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=folder, env=_environment(folder), start_new_session=True)
+        try:
+            proc = subprocess.Popen(_command(settings), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=folder, env=_environment(folder), start_new_session=True)
+        except OSError as exc:  # no prlimit: nothing runs without its limits
+            return JobResult(refusal=f"the budgeted worker cannot start ({exc.strerror}); install util-linux (prlimit)")
         timed_out = False
         try:
             out, err = proc.communicate(request, timeout=settings.VISITOR_JOB_SECONDS)
