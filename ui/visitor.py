@@ -50,8 +50,8 @@ def lookup_without_answers(kb: Any, question: str, task_id: str | None, top_k: i
     """Markdown of the nearest stored questions, with no answer and no model request."""
     search = getattr(kb, "search", None)
     note = "Stored answers and model-written hints are shown to allowed users only (APP_ALLOWED_USERS)."
-    if search is None:
-        return "**RAG lookup**\n\n" + note
+    if search is None:  # no index loaded (RAG disabled or missing): nothing to list
+        return f"**RAG lookup**\n\n{note}\n\n{getattr(kb, 'note', '') or 'No knowledge base is loaded.'}"
     matches = search(question, k=top_k, exclude_task_ids=[task_id] if task_id else [])
     if not matches:
         return f"**RAG lookup**\n\n{note}\n\nNo stored question is similar."
