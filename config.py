@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     VISITOR_MAX_MEDIA_MINUTES: float = Field(20, gt=0, description="Longest audio a preview decodes (minutes, from the file's header).")
     VISITOR_MAX_UNPACKED_MB: int = Field(64, ge=1, description="Largest total of the parts of an office file or zip a preview opens, and of a split's metadata file (MB, unpacked).")
     VISITOR_MAX_SPLIT_ROWS: int = Field(2000, ge=10, description="Most rows a local GAIA folder's metadata may hold when a visitor loads it.")
-    VISITOR_MAX_QUEUED: int = Field(4, ge=1, description="Jobs one browser session (or one client address) may have waiting in the app's queue; more are refused so one client cannot fill it for everyone.")
+    VISITOR_MAX_QUEUED: int = Field(4, ge=1, description="Jobs one browser session may have waiting or running in the app's queue; more are refused (503) so one client cannot fill it for everyone.")
     VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(16, ge=1, description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running in the app's queue.")
     VISITOR_MAX_UPLOAD_MB: float = Field(300, gt=0, description="Upload bytes one session may keep on the server; its uploads are deleted when it ends.")
 
