@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     VISITOR_MAX_SPLIT_ROWS: int = Field(2000, ge=10, description="Most rows a local GAIA folder's metadata may hold when a visitor loads it.")
     VISITOR_MAX_QUEUED: int = Field(4, ge=1, description="Jobs one browser session may have waiting or running in the app's queue; more are refused (503) so one client cannot fill it for everyone.")
     VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(16, ge=1, description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running in the app's queue.")
-    VISITOR_MAX_UPLOAD_MB: float = Field(300, gt=0, description="Upload bytes one session may keep on the server; its uploads are deleted when it ends.")
+    VISITOR_MAX_UPLOAD_MB: float = Field(300, gt=0, description="Upload bytes one session may keep on the server (its uploads are deleted when it ends), and one client address may upload within gradio's two-hour cache window.")
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")

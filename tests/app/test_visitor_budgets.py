@@ -84,7 +84,8 @@ def app(model, gaia_dir, files, tmp_path_factory):
            "GAIA_CACHE_DIR": str(_hub_cache(tmp / "hub", gaia_dir)),
            "GAIA_LOCAL_ROOTS": f"{files['split'].parent},{gaia_dir}", "SEARCH_PROVIDERS": "wikipedia",
            "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php", "APP_PRELOAD": "true", "VISITOR_JOB_SECONDS": "60",
-           "APP_QUEUE_MAX_SIZE": "64", "VISITOR_MAX_QUEUED": "4", "VISITOR_MAX_QUEUED_PER_ADDRESS": "1000"}
+           "APP_QUEUE_MAX_SIZE": "64", "VISITOR_MAX_QUEUED": "4", "VISITOR_MAX_QUEUED_PER_ADDRESS": "1000",
+           "VISITOR_MAX_UPLOAD_MB": "40"}
     with AppServer(env, timeout=120) as server:
         yield server
 
@@ -179,3 +180,32 @@ def test_seventy_unread_joins_from_one_session_leave_another_session_served(app,
     *_, message = Client(app.url, verbose=False).predict("Local GAIA folder", "validation", "All", str(gaia_dir),
                                                          api_name="/load_tasks")
     assert "Loaded 6" in message
+
+
+def _upload(app: AppServer, name: str, data: bytes) -> tuple[int, str]:
+    boundary = "budgetboundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n"
+            "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(app.url + "gradio_api/upload", data=body, method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace")
+
+
+def test_zz_uploads_of_one_address_stop_at_its_budget(app):
+    """Uploads that no handler ever sees (posted straight to the route) still count against the address.
+
+    Runs last in the module: it spends the address's budget (VISITOR_MAX_UPLOAD_MB=40 here; the earlier tests
+    uploaded a few MB), so every upload after it from 127.0.0.1 would be refused too.
+    """
+    statuses = []
+    for i in range(7):
+        status, text = _upload(app, f"blob{i}.bin", bytes([i]) * (8 * 2**20))
+        statuses.append(status)
+        if status != 200:
+            break
+    assert statuses[-1] == 429 and "VISITOR_MAX_UPLOAD_MB" in text, (statuses, text)
+    assert 4 <= len(statuses) <= 6, statuses  # 40 MB: the fifth or sixth 8 MB upload is refused
