@@ -15,6 +15,7 @@ import gradio as gr
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
+from ui import fair_share, upload_budget
 from ui.access import refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
@@ -36,13 +37,18 @@ CSS = """#status-line {font-size: 0.92em}
 }"""
 
 
+CACHE_MAX_AGE_S = 7200
+"""Gradio's cache sweep deletes served files older than this; uploads per address are counted over the same window."""
+
+
 def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
     """The header and the three tabs around one shared (lazily loaded) runtime; each builder wires its own events."""
     # delete_cache: every hour, drop served files (traces, uploads, run downloads) older than two hours.
-    with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, 7200)) as demo:
+    with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, CACHE_MAX_AGE_S)) as demo:
         build_header(demo, runtime)
         # The visitor's own files (uploads, runs, download copies), removed when their session ends.
-        session = gr.State(Session(), delete_callback=Session.close)
+        session = gr.State(Session(max_upload_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20)),
+                           delete_callback=Session.close)
         access_note = gr.Markdown(elem_id="access-note")
         build_debug_tab(demo, settings, runtime, session)
         build_batch_tab(demo, settings, runtime, session)
@@ -65,11 +71,13 @@ def main() -> None:
     runtime = Runtime(settings)
     demo = build_app(settings, runtime)
     demo.queue(default_concurrency_limit=settings.APP_CONCURRENCY, max_size=settings.APP_QUEUE_MAX_SIZE)
+    fair_share.install(demo, settings)  # one session or address cannot fill the queue for everyone
     # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
     # handler returned to its session), never the runs folder or the gated GAIA cache.
     demo.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
                 max_file_size=int(settings.MAX_UPLOAD_MB * 2**20), show_error=True,
-                ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True)
+                ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True,
+                app_kwargs={"middleware": [upload_budget.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
     # Started once the server is up, so its imports (langchain, torch) do not delay the first page.
     if settings.APP_PRELOAD:
         runtime.start()

@@ -92,6 +92,17 @@ class Settings(BaseSettings):
     WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
     SANDBOX_MODE: SandboxMode = Field("auto", description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) falls back to rlimits and a uid of its own, labelled.")
     SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="run_python memory cap in MiB: the address space of each process, and the resident memory of all of a call's processes together.")
+    # --- issue 21: sandbox disk cap, visitor budgets, fair share ---
+    SANDBOX_DISK_MB: int = Field(256, ge=16, description="run_python disk cap in MiB for all the files one call writes together (Landlock and degraded backends, sampled; bwrap's /tmp is a 128 MiB tmpfs). Each file is also capped at 64 MiB.")
+    VISITOR_JOB_SECONDS: float = Field(30, gt=0, description="Wall-clock and CPU seconds one preview or task load may take (a killable subprocess: visitors reach it without a login).")
+    VISITOR_JOB_MEMORY_MB: int = Field(2048, ge=256, description="Address space of the subprocess that runs one preview or task load.")
+    VISITOR_MAX_PIXELS: int = Field(40_000_000, ge=1_000_000, description="Largest image, or PDF page as rendered, a preview opens (pixels).")
+    VISITOR_MAX_MEDIA_MINUTES: float = Field(20, gt=0, description="Longest audio a preview decodes (minutes, from the file's header).")
+    VISITOR_MAX_UNPACKED_MB: int = Field(64, ge=1, description="Largest total of the parts of an office file or zip a preview opens, and of a split's metadata file (MB, unpacked).")
+    VISITOR_MAX_SPLIT_ROWS: int = Field(2000, ge=10, description="Most rows a local GAIA folder's metadata may hold when a visitor loads it.")
+    VISITOR_MAX_QUEUED: int = Field(4, ge=1, description="Jobs one browser session may have waiting or running in the app's queue; more are refused (503) so one client cannot fill it for everyone.")
+    VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(16, ge=1, description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running in the app's queue.")
+    VISITOR_MAX_UPLOAD_MB: float = Field(300, gt=0, description="Upload bytes one session may keep on the server (its uploads are deleted when it ends), and one client address may upload within gradio's two-hour cache window.")
 
     # --- browser (tools/browser: one shared Chromium, a context per run) ---------------------------
     BROWSER_EXECUTABLE: str = Field("/usr/bin/chromium", description="Chromium the browser tools drive through Playwright (Debian's `chromium` package; no browser download).")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings, get_settings
+from evaluation.task_ids import task_id_problem
 from gaia_layout import GaiaRow, GaiaSplit, LayoutError, UnsafeAttachment, int_or_none, read_split, text
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,8 @@ class SampleList(list[Sample]):
 def _sample(row: GaiaRow, split: GaiaSplit) -> Sample:
     if not row.task_id or row.level is None:
         raise DatasetError(f"Malformed GAIA row in {split.split_dir}: task_id={row.task_id!r}, Level={row.raw_level!r}")
+    if (bad_id := task_id_problem(row.task_id)) is not None:  # before any run: ids name trace and record files
+        raise DatasetError(f"Malformed GAIA row in {split.split_dir}: {bad_id}")
     try:
         file_path, refused = split.attachment_path(row), ""
     except UnsafeAttachment as exc:

@@ -17,6 +17,8 @@ from urllib.parse import unquote
 
 import httpx
 
+from evaluation.task_ids import task_id_problem
+
 log = logging.getLogger(__name__)
 
 
@@ -62,6 +64,8 @@ class ScoringAPIClient:
             for i, item in enumerate(data):
                 if not isinstance(item, dict) or not item.get("task_id") or not isinstance(item.get("question"), str):
                     raise ValueError(f"item {i} lacks task_id/question")
+                if (bad_id := task_id_problem(item["task_id"])) is not None:  # it names a download folder
+                    raise ValueError(f"item {i}: {bad_id}")
                 level = str(item.get("Level", item.get("level")) or "").strip()
                 out.append(ApiQuestion(str(item["task_id"]), item["question"], int(level) if level.isdigit() else None,
                                        str(item.get("file_name") or "")))

@@ -18,7 +18,7 @@ ErrorKind = Literal[
     # models and dependencies
     "model_error", "missing_model", "missing_dependency",
     # run_python exit reasons
-    "timeout", "memory", "output_limit", "file_size", "signal", "exit_code", "error",
+    "timeout", "memory", "output_limit", "file_size", "disk", "signal", "exit_code", "error",
     # the executor's own verdicts
     "reported", "internal", "failed",
 ]

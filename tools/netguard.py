@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -184,17 +185,26 @@ def guarded_get(url: str, policy: NetPolicy, *, timeout: float, headers: dict[st
                 resolver: Resolver = system_resolver) -> Iterator[tuple[httpx.Response, str]]:
     """GET `url`, following redirects by hand so each hop is checked before it is requested.
 
-    Yields the streamed final response and its URL. `check` is called on every hop's URL too (blocked
-    domains). Network failures surface as httpx errors for the caller to phrase.
+    Yields the streamed final response and its URL. `timeout` is one deadline for all the hops
+    together (a slow redirect chain cannot hold a fetch for hops x timeout): every hop's connect and
+    reads get only what is left of it, and no hop starts once it has passed (ToolFailure `timeout`).
+    Reading the body is the caller's (with the same deadline). `check` is called on every hop's URL
+    too (blocked domains). Network failures surface as httpx errors for the caller to phrase.
     """
     current = url
+    deadline = time.monotonic() + timeout
     # trust_env=False: a proxy from the environment would connect on our behalf, past the checks.
     with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
-        for _ in range(max_redirects + 1):
+        for hop in range(max_redirects + 1):
             if check is not None:
                 check(current)
             target = check_target(current, policy, resolver)
-            response = client.send(_pinned_request(client, target, dict(headers or {})), stream=True)
+            if (left := deadline - time.monotonic()) <= 0:
+                raise ToolFailure(f"{url} was still redirecting after {timeout:.0f}s ({hop} hops). Try the final "
+                                  "address directly or another source.", "timeout")
+            request = _pinned_request(client, target, dict(headers or {}))
+            request.extensions["timeout"] = httpx.Timeout(left).as_dict()
+            response = client.send(request, stream=True)
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location:
                 response.close()

@@ -20,14 +20,15 @@ from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_named
 from ui.background import iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
+from ui.session import public_text
 from ui.text import shown
 from ui.trace_view import clip, question_message, render_trace, verdict_message
 
 AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
 """(trace messages, final answer, verdict Markdown, path of the JSONL trace)."""
 
-NO_PREVIEW_TOOLS = {"run_python", "analyze_image"}
-"""Route tools a preview must not use: they run code or need a model."""
+NO_PREVIEW_TOOLS = {"run_python", "analyze_image", "watch_video"}
+"""Route tools a preview must not use: they run code or call a model (the budgeted worker has no key either)."""
 
 
 def _uploaded(file: Any) -> str | None:
@@ -174,7 +175,6 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
         registry = runtime.registry()
     except AgentUnavailable as exc:
         return f"❌ {shown(exc)}"
-    from tools.executor import run_tool
     from tools.routes import route_for
 
     route = route_for(path, registry.names)
@@ -185,24 +185,29 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
         missing = "; ".join(f"{t}: {registry.missing[t]}" for t in route.tools if t in registry.missing)
         return f"No tool can preview this {route.file_type} file here. {missing}".strip()
     name = candidates[0]
-    from tools.context import ToolContext
+    from ui.budgeted import run_job
 
-    # Confined like a run: the previewed file and the session's own uploads, nothing else of the server.
-    context = ToolContext(attachments=(Path(path),), readable=readable, confined=True)
-    outcome = run_tool(registry.get(name), {"path": path}, runtime.settings, config=context.to_config())
-    mark = "✅" if outcome.ok else "❌"
-    body = clip(outcome.output, 6000).replace("```", "ʼʼʼ")
-    return (f"{mark} `{name}` on **{Path(path).name}** ({route.file_type}, {outcome.duration_s:.2f}s)\n\n"
+    # In a budgeted subprocess with a workspace of its own, confined like a run (the file, the session's uploads).
+    job = run_job(runtime.settings, "preview", {"tool": name, "path": path, "readable": [str(p) for p in readable]})
+    if not job.ok:
+        return f"❌ `{name}` on **{Path(path).name}**: {shown(public_text(job.refusal, runtime.settings))}"
+    mark = "✅" if job.value["ok"] else "❌"
+    body = clip(job.value["output"], 6000).replace("```", "ʼʼʼ")
+    return (f"{mark} `{name}` on **{Path(path).name}** ({route.file_type}, {job.value['duration_s']:.2f}s)\n\n"
             f"```\n{body}\n```")
 
 
-def rag_lookup(runtime: Runtime, question: str, task: Any = None) -> str:
-    """Markdown of the knowledge-base lookup for a question (no model needed)."""
-    question = (question or "").strip()
+def rag_lookup(runtime: Runtime, question: str, task: Any = None, may_spend: bool = True) -> str:
+    """Markdown of the knowledge-base lookup for a question; without answers or hints unless `may_spend`."""
+    question = (question or "").strip()[: runtime.settings.MAX_QUESTION_CHARS]
     if not question:
         return "Type a question first."
     try:
         kb = runtime.knowledge_base()
+        if not may_spend:  # checked before any hint model request: similarity only, no stored answer shown
+            from ui.visitor import lookup_without_answers
+
+            return lookup_without_answers(kb, question, getattr(task, "task_id", None), runtime.settings.RAG_TOP_K)
         result = kb.lookup(question, exclude_task_id=getattr(task, "task_id", None))
     except Exception as exc:  # noqa: BLE001 - an index problem is shown, not raised
         return f"❌ RAG lookup failed: {type(exc).__name__}: {shown(exc)}"

@@ -14,6 +14,7 @@ from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.tables import SAMPLE_HEADERS, sample_rows, task_choices
 from ui.text import shown
+from ui.visitor import load_local_tasks, without_answers
 
 FREE_QUESTION = "No GAIA task picked: a free question."
 
@@ -86,16 +87,19 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         visitor.note_upload(file)
         return preview_attachment(runtime, file, picked_task, readable=visitor.readable)
 
-    def lookup(question, picked_task):
-        return rag_lookup(runtime, question, picked_task)
+    def lookup(question, picked_task, profile: gr.OAuthProfile | None):
+        return rag_lookup(runtime, question, picked_task, may_spend=refusal_for(settings, profile) is None)
 
-    def load_tasks(source, split, level, data_dir, visitor: Session):
+    def load_tasks(source, split, level, data_dir, visitor: Session, profile: gr.OAuthProfile | None):
         if source == SOURCES[0] and (refused := local_folder_refusal(data_dir or "", settings, visitor)):
             return gr.Dropdown(choices=[], value=None), [], [], f"❌ {refused}"
-        try:
-            loaded = load_samples(make_request(source, split, data_dir, level, 0, "", 1, 0, True, ""), settings)
-        except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder: shown in place
+        try:  # a local folder (maybe a visitor's upload) loads in the budgeted worker; the hub is GAIA's own
+            loaded = load_local_tasks(settings, source, split, level, data_dir) if source == SOURCES[0] else \
+                load_samples(make_request(source, split, data_dir, level, 0, "", 1, 0, True, ""), settings)
+        except Exception as exc:  # noqa: BLE001 - DatasetError / bad folder / over budget: shown in place
             return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(public_text(str(exc), settings))}"
+        if refusal_for(settings, profile) is not None:
+            loaded = without_answers(loaded)  # GAIA's answers only for those who may run the model
         return (gr.Dropdown(choices=task_choices(loaded), value=None), sample_rows(loaded), loaded,
                 loaded_message(loaded))
 

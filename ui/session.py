@@ -21,7 +21,9 @@ from config import PROJECT_ROOT, Settings
 class Session:
     """One browser session's uploads, runs and download folder."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_upload_bytes: int | None = None) -> None:
+        self.max_upload_bytes = max_upload_bytes
+        """Upload bytes the session may keep (VISITOR_MAX_UPLOAD_MB): past it its oldest uploads are deleted."""
         self.uploads: list[Path] = []
         """Folders gradio stored this session's uploads in (each holds one uploaded file)."""
         self.runs: list[Path] = []
@@ -31,7 +33,7 @@ class Session:
         """The Hugging Face login seen when the page loaded (for handlers gradio gives no OAuthProfile, e.g. Chat)."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Session:
-        return Session()  # every session starts empty
+        return Session(self.max_upload_bytes)  # every session starts empty, with the same upload budget
 
     def note_upload(self, path: str | Path | None) -> None:
         """Remember the folder of a file this session uploaded (gradio checked it came from its upload folder)."""
@@ -40,6 +42,14 @@ class Session:
         folder = Path(path).resolve().parent
         if folder not in self.uploads:
             self.uploads.append(folder)
+        if self.max_upload_bytes is not None:
+            self._keep_within(self.max_upload_bytes)
+
+    def _keep_within(self, budget: int) -> None:
+        """Delete the session's oldest uploads (never the newest) until what it keeps fits `budget`."""
+        sizes = {f: sum(p.stat().st_size for p in f.glob("*") if p.is_file()) for f in self.uploads if f.is_dir()}
+        while len(self.uploads) > 1 and sum(sizes.get(f, 0) for f in self.uploads) > budget:
+            _remove_upload(self.uploads.pop(0))
 
     @property
     def readable(self) -> tuple[Path, ...]:
@@ -65,10 +75,19 @@ class Session:
         return str(target)
 
     def close(self) -> None:
-        """Remove the session's download copies (gradio calls this when the session ends)."""
+        """Remove the session's download copies and its uploads (gradio calls this when the session ends)."""
         if self._downloads is not None:
             shutil.rmtree(self._downloads, ignore_errors=True)
             self._downloads = None
+        for folder in self.uploads:
+            _remove_upload(folder)
+        self.uploads = []
+
+
+def _remove_upload(folder: Path) -> None:
+    """Delete one gradio upload folder (named by the file's sha256: 64 hex digits); anything else is left alone."""
+    if len(folder.name) == 64 and all(c in "0123456789abcdef" for c in folder.name):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def local_folder_refusal(folder: str, settings: Settings, session: Session | None) -> str | None:

@@ -84,3 +84,21 @@ def test_runner_records_the_refused_task_without_solving_it(tmp_path):
     (record,) = loop.run([sample], concurrency=1, tracker=ProgressTracker(1))
     assert pipeline.calls == 0
     assert record.error and record.error.startswith("bad attachment path") and record.predicted == ""
+
+
+@pytest.mark.parametrize("task_id", ["../../x", "/etc/passwd", "a/b", ".hidden", "x" * 129, "sp ace", "tab\tid"])
+def test_an_unsafe_task_id_is_refused_when_the_split_loads(tmp_path, task_id):
+    """Task ids name trace and record files: an unsafe one is refused before any run can start (issue 21, item 13)."""
+    from evaluation.dataset import DatasetError
+
+    root = _split(tmp_path, [{"file_name": "ok.txt"}])
+    metadata = root / "2023" / "validation" / "metadata.jsonl"
+    metadata.write_text(json.dumps({"task_id": task_id, "Question": "q?", "Level": 1, "Final answer": "a"}))
+    with pytest.raises(DatasetError, match="is refused: a task id may hold only"):
+        load_split("validation", data_dir=root)
+
+
+def test_gaia_style_task_ids_are_safe():
+    from evaluation.task_ids import is_safe_task_id
+
+    assert all(is_safe_task_id(t) for t in ("c61d22de-5f6c-4958-a7f6-5e9707bd3466", "api-arith", "t0", "A.b_c-1"))

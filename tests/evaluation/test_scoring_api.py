@@ -270,3 +270,9 @@ def test_the_space_link_is_the_agent_code_on_a_space(api, pipeline, tmp_path):
     assert agent_code_for(settings_for(api, tmp_path)) == ""
     run_api_evaluation("ann", "", pipeline, settings, concurrency=3, client=client_for(api))
     assert {s["agent_code"] for s in api.submissions} == {"https://huggingface.co/spaces/ann/gaia-agent/tree/main"}
+
+
+def test_an_unsafe_task_id_from_the_api_is_refused_before_any_download(tmp_path):
+    with ScoringServer([ApiTask(task_id="../../x", question="q", answer="a")]) as srv, \
+            pytest.raises(ScoringAPIError, match="task id '../../x' is refused"):
+        client_for(srv).questions()

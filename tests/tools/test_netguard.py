@@ -7,6 +7,7 @@ Real loopback servers stand in for internal services: a refused fetch must leave
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -204,3 +205,23 @@ def test_operator_search_provider_urls_are_trusted_as_configured():
     with LocalWebServer({"/search": Reply.json(results)}) as searx:
         found = SearxngProvider(searx.base).search("q", 3, 5)
     assert found and found[0].url == "https://example.org/x"
+
+
+def test_a_slow_redirect_chain_ends_at_one_deadline_for_all_its_hops():
+    """11 hops of 0.8 s each would take 8.8 s; a 2 s fetch has time to start three of them, and then stops.
+
+    The hops are counted a while after the tool returned: a fetch left running in the background would
+    still be following the chain.
+    """
+    def slow_hop(n: int):
+        def reply(_request):
+            time.sleep(0.8)
+            return Reply(302, "", headers={"Location": f"/hop{n + 1}"})
+        return reply
+
+    with LocalWebServer({f"/hop{n}": slow_hop(n) for n in range(11)}) as chain:
+        outcome = _fetch(load_settings(TOOL_TIMEOUT=2, FETCH_ALLOWED_HOSTS=chain.host_port), chain.url("/hop0"))
+        time.sleep(2.5)
+        hops = len(chain.requests)
+    assert outcome.error_kind == "timeout", outcome.output
+    assert 1 <= hops <= 3, hops

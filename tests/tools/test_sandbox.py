@@ -37,6 +37,14 @@ BENIGN = {
     "scratch_tmp": ("import tempfile, os; p = tempfile.mkstemp()[1]; open(p, 'w').write('x'); print(os.path.getsize(p))", "1"),
     "matplotlib": ("import matplotlib.pyplot as plt; plt.plot([1, 2]); plt.savefig('p.png'); import os; "
                    "print(os.path.getsize('p.png') > 1000)", "True"),
+    # Landlock has no /dev/shm: these run on unnamed shared semaphores, socketpairs and no-op chmods.
+    "process_pool_executor": ("from concurrent.futures import ProcessPoolExecutor as P\nwith P(2) as ex:\n"
+                              "    print(list(ex.map(abs, [-1, -2])))", "[1, 2]"),
+    "multiprocessing_queue": ("import multiprocessing as mp\nq = mp.Queue()\np = mp.Process(target=q.put, args=(5,))\n"
+                              "p.start()\nprint(q.get())\np.join()", "5"),
+    "asyncio": ("import asyncio\nprint(asyncio.run(asyncio.sleep(0, result=7)))", "7"),
+    "shutil_copy": ("import shutil; open('a', 'w').write('x'); shutil.copy('a', 'b'); shutil.copy2('a', 'c'); "
+                    "print(open('b').read() + open('c').read())", "xx"),
 }
 
 
@@ -264,3 +272,22 @@ def test_on_error_stderr_survives_long_stdout():
     out = run("for i in range(2000):\n    print('line', i)\nraise KeyError('the cause')")
     assert not out.ok and "earlier characters of stdout cut" in out.output
     assert "line 1999" in out.output and "KeyError: 'the cause'" in out.output
+
+
+def test_landlock_below_abi_6_is_unavailable_and_auto_says_why(monkeypatch):
+    """Without signal scoping (Linux < 6.12) a call could tkill the app's threads: the backend is not used."""
+    from tools.sandbox import landlock
+    from tools.sandbox.landlock_backend import probe_landlock
+
+    monkeypatch.setattr(landlock, "landlock_abi", lambda: 5)
+    probe_landlock.cache_clear()
+    try:
+        with pytest.raises(OSError, match="ABI 5 is below 6"):
+            landlock.restrict([], [], [], [])  # the child's own check: it refuses before confining anything
+        monkeypatch.setattr(sandbox_modes, "probe_namespaces", _no_namespaces)
+        for mode in ("landlock", "auto"):
+            with pytest.raises(MissingDependency) as err:
+                make_sandbox_tools(load_settings(SANDBOX_MODE=mode))
+            assert "Landlock ABI 5 has no signal scoping" in err.value.reason and "6.12" in err.value.reason
+    finally:
+        probe_landlock.cache_clear()

@@ -277,7 +277,9 @@ RESOURCE_ATTACKS = {
     "recursion_limit_lifted": ("import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nf(0)",
                                {"signal", "memory", "exit_code", "timeout"}),
     "disk_fill": ("open('big', 'wb').write(b'0' * (200 * 1024 ** 2))", {"file_size", "exit_code", "memory"}),
-    "many_small_files": ("i = 0\nwhile True:\n    open(f'f{i}', 'w').write('x' * 4096); i += 1", {"exit_code", "timeout"}),
+    # bwrap: its /tmp tmpfs fills up; landlock: the disk watch stops it at 10,000 files (or SANDBOX_DISK_MB).
+    "many_small_files": ("i = 0\nwhile True:\n    open(f'f{i}', 'w').write('x' * 4096); i += 1",
+                         {"exit_code", "timeout", "disk"}),
     "open_files": ("fs = [open('/dev/null') for _ in range(100000)]", {"exit_code"}),
     "giant_output": ("print('x' * 10 ** 9)", {"output_limit", "memory"}),
     "endless_stderr": ("import sys\nwhile True:\n    sys.stderr.write('e' * 4096)", {"output_limit"}),

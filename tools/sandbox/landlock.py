@@ -4,10 +4,13 @@ This file is also *source* for the child: the launcher prepends it (with `seccom
 passed with `python -c`, so it imports only `ctypes`, `os` and `struct` and defines no names the
 bootstrap uses. `restrict(read, write, files)` runs before any user code: afterwards the process and
 everything it starts may read (and execute) only under `read`, read and write only under `write`, open
-only the single `files` (read-only, or read-write for the ones marked `rw`). With Landlock ABI >= 4 it
-cannot connect or bind TCP; with ABI >= 6 it cannot signal or reach abstract UNIX sockets of any
-process outside its own Landlock domain (the app, other calls). Needs no privilege (no_new_privs).
-Not restricted by Landlock: stat() of paths outside the rules (names and sizes, not contents).
+only the single `files` (read-only, or read-write for the ones marked `rw`). It cannot connect or
+bind TCP, and cannot signal or reach abstract UNIX sockets of any process outside its own Landlock
+domain (the app and its threads, other calls). That needs Landlock ABI >= 6 (Linux 6.12): on an older
+kernel `restrict` refuses (a call there could signal the app's threads), and the backend is not used.
+Needs no privilege (no_new_privs). Not restricted by Landlock: stat() of paths outside the rules
+(names and sizes, not contents), connect() to pathname UNIX sockets and chmod/utime/xattr (both are
+seccomp's, see `seccomp.py`).
 """
 
 import ctypes
@@ -25,6 +28,7 @@ _FS_ABI1 = (1 << 13) - 1  # execute .. make_sym
 _FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
 _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+MIN_ABI = 6  # signal and abstract-socket scoping
 
 
 def landlock_abi() -> int:
@@ -60,12 +64,12 @@ def restrict(read: list[str], write: list[str], files: list[str], rw_files: list
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     abi = landlock_abi()
-    if abi < 1:
-        raise OSError(38, "Landlock is not available in this kernel")
+    if abi < MIN_ABI:
+        raise OSError(38, f"Landlock ABI {abi} is below {MIN_ABI} (no signal scoping): Linux >= 6.12 is needed")
     fs = _handled_fs(abi)
-    net = _NET_BIND_TCP | _NET_CONNECT_TCP if abi >= 4 else 0
-    scoped = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL if abi >= 6 else 0
-    attr = struct.pack("=QQQ", fs, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
+    net = _NET_BIND_TCP | _NET_CONNECT_TCP
+    scoped = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL
+    attr = struct.pack("=QQQ", fs, net, scoped)
     buf = ctypes.create_string_buffer(attr, len(attr))
     ruleset = libc.syscall(_SYS_CREATE_RULESET, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
     if ruleset < 0:

@@ -8,20 +8,29 @@ and, before reading its program, the interpreter confines itself for good (a fai
 97 and runs nothing):
 - Landlock (`landlock.py`): read/execute only /usr (and the /lib*, /bin it links to), the Python
   install, the venv and a few /etc files; read only the attachments (regular files) and the run's
-  workspace; read-write only its own fresh working directory (HOME, TMPDIR inside it), /dev/null,
-  /dev/full and /dev/shm. No /proc, /sys or /home. ABI >= 4: no TCP connect/bind. ABI >= 6: no signals
-  to or abstract UNIX sockets of processes outside the call.
-- seccomp (`seccomp.py`): AF_UNIX sockets only, no ptrace, no mount/unshare/setns, no new namespaces,
-  no io_uring, no signals to other process groups or the app; setsid/setpgid do nothing, so the
-  runner's kill of the call's process group reaches every process the call started.
+  workspace; read-write only its own fresh working directory (HOME, TMPDIR inside it), /dev/null
+  and /dev/full. No /proc, /sys, /home, and no host /tmp, /var/tmp or /dev/shm (multiprocessing's
+  locks use unnamed shared semaphores instead, `semaphores.py`). No TCP connect/bind, no signals to or
+  abstract UNIX sockets of processes outside the call: ABI >= 6 is required (Linux 6.12), else the
+  backend is unavailable (`probe_landlock` says why) and `auto` falls through.
+- seccomp (`seccomp.py`): no socket() at all (only a connected AF_UNIX stream socketpair), no
+  chmod/chown/utime/xattr changes, no System V IPC, message queues or memfd, no ptrace, no
+  mount/unshare/setns, no new namespaces, no io_uring, no signals to other process groups or the app,
+  pid-taking scheduling calls on the calling thread only; setsid/setpgid do nothing, so the runner's
+  kill of the call's process group reaches every process the call started.
+- the parent (`runner.py`, `disk.py`): the working directory (and files the call holds open, deleted
+  or not) is measured while the call runs; past SANDBOX_DISK_MB the call's process group is killed
+  and the model reads "disk limit ... reached". RLIMIT_FSIZE caps each file. The directory is
+  removed after the call: nothing the call wrote survives it.
 - rlimits as for bwrap. As root, a uid of the call's own makes RLIMIT_NPROC a per-call budget (it keeps
   CAP_DAC_READ_SEARCH, see `launcher.setpriv_args`). Unprivileged, the uid is the app's: the process
   budget is the uid's task count when the call starts (or its spare is taken) plus the per-call
   allowance, so a fork bomb cannot starve a call started after it; a call already running may see
   its forks fail while a bomb runs next to it.
 
-Not isolated compared with bwrap: stat() of any path (names, sizes), /dev/shm (shared with the
-host), the kernel's view of all processes' existence (kill(pid, 0) is still refused outside the call).
+Not isolated compared with bwrap: stat() of any path (names, sizes); the kernel's view of all
+processes' existence (kill(pid, 0) is refused outside the call, but pid numbers are global); the disk
+limit is sampled (a burst between two samples can overshoot it by what the disk writes in 0.2 s).
 """
 
 from __future__ import annotations
@@ -58,7 +67,8 @@ except BaseException as _exc:
     __import__("os")._exit({CONFINE_EXIT})
 """
 CHILD_SOURCE_LANDLOCK = "\n".join([(_HERE / "landlock.py").read_text(encoding="utf-8"),
-                                   (_HERE / "seccomp.py").read_text(encoding="utf-8"), _PRELUDE, CHILD_SOURCE])
+                                   (_HERE / "seccomp.py").read_text(encoding="utf-8"), _PRELUDE,
+                                   (_HERE / "semaphores.py").read_text(encoding="utf-8"), CHILD_SOURCE])
 READ_WRITE_DEVICES = ("/dev/null", "/dev/full")
 READ_DEVICES = ("/dev/zero", "/dev/urandom", "/dev/random")
 
@@ -76,7 +86,7 @@ def policy_args(attachments: list[str], workspace: str | None, workdir: str, app
         args += [f"f:{p}" for p in dict.fromkeys([os.path.abspath(path), os.path.realpath(path)])]
     if workspace and os.path.isdir(workspace):
         args.append(f"r:{os.path.realpath(workspace)}")
-    args += [f"w:{workdir}", "w:/dev/shm"] + [f"F:{d}" for d in READ_WRITE_DEVICES]
+    args += [f"w:{workdir}"] + [f"F:{d}" for d in READ_WRITE_DEVICES]
     return (*args, f"p:{app_pid}")
 
 
@@ -127,10 +137,13 @@ def make_workdir(uid: int | None) -> str:
 @lru_cache(maxsize=4)
 def probe_landlock(as_root: bool) -> str | None:
     """Run the landlock chain once on a program that must be refused a host file; None when it confines."""
-    from tools.sandbox.landlock import landlock_abi  # the app side imports it as an ordinary module
+    from tools.sandbox.landlock import MIN_ABI, landlock_abi  # the app side imports it as an ordinary module
 
-    if landlock_abi() < 1:
-        return "Landlock is not enabled in this kernel (needs Linux >= 5.13 with lsm=landlock)"
+    if (abi := landlock_abi()) < 1:
+        return "Landlock is not enabled in this kernel (needs Linux >= 6.12 with lsm=landlock)"
+    if abi < MIN_ABI:
+        return (f"Landlock ABI {abi} has no signal scoping (ABI >= {MIN_ABI}, Linux >= 6.12, is needed: without it "
+                "a call could signal the app's threads)")
     uid = NOBODY if as_root else None  # per-call uids are leased for calls, not for this probe
     workdir = make_workdir(uid)
     try:

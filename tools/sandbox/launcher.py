@@ -47,6 +47,7 @@ SHM_BYTES = 64 * 1024 * 1024
 MAX_PROCESSES = 64
 MAX_OPEN_FILES = 256
 MAX_FILE_BYTES = 64 * 1024 * 1024
+DISK_MB = 256
 MAX_DIR_FILES = 500
 WORKDIR = "/tmp/work"
 CHILD_SOURCE = (Path(__file__).with_name("child.py")).read_text(encoding="utf-8")
@@ -80,6 +81,8 @@ class Limits:
     processes: int = MAX_PROCESSES
     open_files: int = MAX_OPEN_FILES
     file_bytes: int = MAX_FILE_BYTES
+    disk_mb: int = DISK_MB
+    """All files of the call together (landlock, degraded: sampled by the runner; bwrap: its /tmp tmpfs)."""
 
     def prlimit_args(self, processes: int | None = None, processes_hard: str | None = None) -> list[str]:
         """`prlimit ... --` prefix; the hard CPU limit is one second above the soft one (SIGXCPU first).

@@ -16,7 +16,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 SAMPLE_SECONDS = 0.2
 
 
-def _processes() -> dict[int, tuple[int, int, int]]:
+def process_table() -> dict[int, tuple[int, int, int]]:
     """Every process visible in /proc: pid -> (ppid, process group, resident pages)."""
     table = {}
     for entry in os.listdir("/proc"):
@@ -32,9 +32,9 @@ def _processes() -> dict[int, tuple[int, int, int]]:
     return table
 
 
-def call_resident_bytes(leader: int) -> int:
-    """Resident bytes of `leader`, its descendants and the members of its process group."""
-    table = _processes()
+def call_pids(leader: int, table: dict[int, tuple[int, int, int]] | None = None) -> set[int]:
+    """`leader`, its descendants and the members of its process group (the call's processes)."""
+    table = process_table() if table is None else table
     children: dict[int, list[int]] = defaultdict(list)
     for pid, (ppid, _pgrp, _rss) in table.items():
         children[ppid].append(pid)
@@ -46,4 +46,10 @@ def call_resident_bytes(leader: int) -> int:
         if pid not in seen and pid in table:
             seen.add(pid)
             todo += children[pid]
-    return sum(table[pid][2] for pid in seen) * PAGE
+    return seen
+
+
+def call_resident_bytes(leader: int) -> int:
+    """Resident bytes of `leader`, its descendants and the members of its process group."""
+    table = process_table()
+    return sum(table[pid][2] for pid in call_pids(leader, table)) * PAGE

@@ -36,7 +36,7 @@ def _landlock_problem() -> str | None:
         return "prlimit is missing: install util-linux (apt-get install util-linux)"
     problem = probe_landlock(os.geteuid() == 0)
     return None if problem is None else (
-        f"Landlock + seccomp cannot confine the child here ({problem}); it needs Linux >= 5.13 with "
+        f"Landlock + seccomp cannot confine the child here ({problem}); it needs Linux >= 6.12 (Landlock ABI 6) with "
         "Landlock enabled (lsm=...,landlock) on x86_64")
 
 

@@ -84,6 +84,11 @@ class SparePool:
         with self._lock:
             return [c.proc.pid for c in self._spares.values()]
 
+    def spare_workdirs(self) -> list[str]:
+        """Working directories of the idle spares (landlock, degraded; bwrap's live in its own tmpfs)."""
+        with self._lock:
+            return [c.workdir for c in self._spares.values() if c.workdir]
+
     def clear(self) -> None:
         """Kill every idle spare."""
         with self._lock:

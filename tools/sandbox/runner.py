@@ -22,14 +22,15 @@ from dataclasses import dataclass, field
 from typing import IO, Literal, cast
 
 from tools.sandbox.attachments import select as select_attachments
+from tools.sandbox.disk import MAX_FILES, call_disk_use
 from tools.sandbox.landlock_backend import CONFINE_EXIT
 from tools.sandbox.launcher import Limits
-from tools.sandbox.memory import SAMPLE_SECONDS, call_resident_bytes
+from tools.sandbox.memory import PAGE, SAMPLE_SECONDS, call_pids, process_table
 from tools.sandbox.pool import SPARES, attachment_key
 from tools.sandbox.spawn import Backend, Child, spawn
 
-Reason = Literal["ok", "timeout", "memory", "output_limit", "file_size", "signal", "exit_code", "error"]
-Ending = Literal["exited", "timeout", "output", "memory"]
+Reason = Literal["ok", "timeout", "memory", "output_limit", "file_size", "disk", "signal", "exit_code", "error"]
+Ending = Literal["exited", "timeout", "output", "memory", "disk"]
 
 # Kill the child once it has printed this much in total: an endless print loop must not run to the deadline.
 KILL_AFTER_BYTES = 16 * 1024 * 1024
@@ -143,7 +144,7 @@ def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, 
     for t in (*readers, writer):
         t.start()
     try:
-        ending = _wait(child, start + wall_seconds, wake_r, limits.memory_mb * 2**20)
+        ending = _wait(child, start + wall_seconds, wake_r, limits)
     finally:
         child.kill()  # whatever the leader left running (an orphan holding the pipes) goes with it
         proc.wait()
@@ -161,17 +162,34 @@ def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, 
     if ending == "memory":
         result.reason = "memory"
         result.detail = f"memory limit of {limits.memory_mb} MiB for the whole call (all its processes together) reached"
+    if ending == "disk":
+        result.reason = "disk"
+        result.detail = (f"disk limit of {limits.disk_mb} MiB or {MAX_FILES:,} files for the whole call (all the "
+                         "files it wrote together) reached; the process group was killed")
     if child.backend == "landlock" and proc.returncode == CONFINE_EXIT and "sandbox confinement failed" in result.stderr:
         result.reason, result.detail = "error", "the sandbox could not confine the child, so nothing ran"
     return result
 
 
-def _wait(child: Child, deadline: float, wakeup: int, memory_bytes: int) -> Ending:
-    """Block until the child exits, the deadline passes, a reader trips `wakeup` or the call's memory passes the cap.
+def _over_limit(child: Child, limits: Limits) -> Ending | None:
+    """Whether the call's processes together hold more memory, or (outside bwrap) more disk, than allowed."""
+    table = process_table()
+    pids = call_pids(child.proc.pid, table)
+    if sum(table[pid][2] for pid in pids) * PAGE > limits.memory_mb * 2**20:
+        return "memory"
+    if child.workdir:
+        use = call_disk_use(child.workdir, pids)
+        if use.bytes > limits.disk_mb * 2**20 or use.files > MAX_FILES:
+            return "disk"
+    return None
+
+
+def _wait(child: Child, deadline: float, wakeup: int, limits: Limits) -> Ending:
+    """Block until the child exits, the deadline passes, a reader trips `wakeup` or the call passes a cap.
 
     Polling a pidfd wakes at once when the child exits (no sleep-loop latency) and, since only this
     thread reaps the child, its pid (the group id) cannot be recycled before the kill below. Between
-    events the call's total resident memory is sampled (see `memory.py`).
+    events the call's total resident memory and written disk are sampled (`memory.py`, `disk.py`).
     """
     proc = child.proc
     pidfd = os.pidfd_open(proc.pid)
@@ -190,9 +208,9 @@ def _wait(child: Child, deadline: float, wakeup: int, memory_bytes: int) -> Endi
             if events:  # a reader saw runaway output
                 child.kill()
                 return "output"
-            if call_resident_bytes(proc.pid) > memory_bytes:
+            if (over := _over_limit(child, limits)) is not None:
                 child.kill()
-                return "memory"
+                return over
     finally:
         os.close(pidfd)
 

@@ -54,6 +54,7 @@ def format_result(r: SandboxResult) -> str:
         "memory": "Use less memory (smaller data, chunked reading, fewer copies).",
         "output_limit": "Print less: a summary, head(), or only the final values.",
         "file_size": "Write smaller files.",
+        "disk": "Write less to disk (keep data in memory, write only the results you need).",
     }.get(r.reason, "Fix the error shown in stderr and run again.")
     parts = [f"{label}run_python stopped: {r.detail}. {hint}"]
     if len(out) > STDOUT_TAIL_ON_ERROR:  # keep room for stderr, which explains the failure
@@ -68,7 +69,8 @@ def format_result(r: SandboxResult) -> str:
 def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
     """Build `run_python` on the backend SANDBOX_MODE selects here (probed once, cached; see `modes.py`)."""
     backend = choose_backend(settings)
-    limits = Limits(cpu_seconds=max(1, math.ceil(settings.TOOL_TIMEOUT)), memory_mb=settings.SANDBOX_MEMORY_MB)
+    limits = Limits(cpu_seconds=max(1, math.ceil(settings.TOOL_TIMEOUT)), memory_mb=settings.SANDBOX_MEMORY_MB,
+                    disk_mb=settings.SANDBOX_DISK_MB)
     wall = settings.TOOL_TIMEOUT
     output_cap = max(4 * settings.MAX_FILE_SIZE, 16_000)
 

@@ -1,0 +1,57 @@
+"""The budgeted worker (ui/budgeted.py) without the app: it answers, holds no secret, leaves no folder."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from config import load_settings
+from tests.support import bombs
+from tests.support.gaia_fixture import make_gaia_folder
+from ui.budgeted import run_job, worker_settings
+from ui.visitor import load_local_tasks
+
+
+def _folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("gaia-visitor-*"))
+
+
+def test_the_worker_gets_no_secret(tmp_path):
+    settings = load_settings(OPENAI_API_KEY="sk-budget-secret-1", HF_TOKEN="hf_budget_secret_2")
+    values = worker_settings(settings, tmp_path)
+    assert values["OPENAI_API_KEY"] is None and values["HF_TOKEN"] is None
+    assert "budget_secret" not in json.dumps(values) and "budget-secret" not in json.dumps(values)
+    assert values["WORKSPACE_DIR"] == str(tmp_path / "work")
+
+
+def test_a_preview_runs_in_the_worker_and_its_folder_is_gone(tmp_path):
+    note = tmp_path / "note.txt"
+    note.write_text("budgeted hello")
+    before = _folders()
+    job = run_job(load_settings(OPENAI_API_KEY="sk-budget-secret-1"), "preview", {"tool": "read_file", "path": str(note)})
+    assert job.ok and job.value["ok"] and "budgeted hello" in job.value["output"], job
+    assert _folders() <= before
+
+
+def test_a_bomb_is_refused_in_the_worker(tmp_path):
+    job = run_job(load_settings(), "preview", {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))})
+    assert not job.ok and "VISITOR_MAX_PIXELS" in job.refusal
+
+
+def test_the_wall_clock_limit_stops_a_job(tmp_path):
+    """Half a second is less than the worker needs to start: the job is killed and says which limit stopped it."""
+    note = tmp_path / "note.txt"
+    note.write_text("x")
+    before = _folders()
+    job = run_job(load_settings(VISITOR_JOB_SECONDS=0.5), "preview", {"tool": "read_file", "path": str(note)})
+    assert not job.ok and "VISITOR_JOB_SECONDS" in job.refusal, job
+    assert _folders() <= before
+
+
+def test_local_tasks_come_back_as_samples(tmp_path):
+    samples = load_local_tasks(load_settings(), "Local GAIA folder", "validation", "All",
+                               str(make_gaia_folder(tmp_path)))
+    assert len(samples) == 6 and all(s.question for s in samples)
+    with_file = next(s for s in samples if s.file_name == "sales.xlsx")
+    assert with_file.file_path is not None and with_file.file_path.is_file()
