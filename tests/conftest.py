@@ -1,4 +1,7 @@
-"""Test-wide guards: no calls home, no hub downloads, no stray .env."""
+"""Test-wide guards: no calls home, no hub downloads, no stray .env, no connection outside loopback.
+
+Also how the tests are grouped on pytest-xdist workers (tests/support/xdist_groups.py).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,27 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from tests.support import socket_guard  # noqa: E402 - needs ROOT on the path
+from tests.support.xdist_groups import assign_groups  # noqa: E402
+
+socket_guard.install()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group the tests that share an expensive fixture on one xdist worker (only when running on workers)."""
+    if hasattr(config, "workerinput"):
+        assign_groups(items)
+
+
+@pytest.fixture(autouse=True)
+def _stays_on_loopback():
+    """Fail the test if anything in this process tried to connect outside loopback (see socket_guard)."""
+    yield
+    refused = socket_guard.take_violations()
+    if refused:
+        pytest.fail("connection outside loopback refused:\n" + "\n".join(refused), pytrace=False)
 
 
 @pytest.fixture(autouse=True)
