@@ -107,9 +107,6 @@ class HTTPLoopbackServer(LoopbackServer):
     The address is kept after `stop()`, so a test can still name URLs of a server it has closed.
     """
 
-    daemon_threads = True
-    """False: closing waits for the requests still being answered (`ThreadingHTTPServer`'s default)."""
-
     def __init__(self) -> None:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -121,8 +118,7 @@ class HTTPLoopbackServer(LoopbackServer):
 
     def bind(self, port: int = 0) -> None:
         """Bind `host`:`port` (0: an ephemeral port) now; `start()` binds an ephemeral one if this was not called."""
-        self._httpd = ThreadingHTTPServer((self.host, port), self.handler())
-        self._httpd.daemon_threads = self.daemon_threads
+        self._httpd = ThreadingHTTPServer((self.host, port), self.handler())  # daemon threads: stop() does not wait
         self._address = (self.host, int(self._httpd.server_address[1]))
 
     @property

@@ -50,11 +50,8 @@ Route = Reply | Callable[[Request], Reply]
 class LocalWebServer(HTTPLoopbackServer):
     """Serves `routes` (path -> Reply or function of the Request) on an ephemeral port in a daemon thread.
 
-    The port is bound at construction (a test may name it before serving), and closing waits for the
-    requests still being answered.
+    The port is bound at construction (a test may name it before serving).
     """
-
-    daemon_threads = False
 
     def __init__(self, routes: dict[str, Route], *, host: str = "127.0.0.1", port: int = 0) -> None:
         """`host`/`port`: another loopback address or a fixed port (two servers on one port, e.g. DNS rebinding)."""
