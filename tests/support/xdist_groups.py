@@ -6,7 +6,6 @@ something expensive is kept with the tests it shares it with, so that thing is b
   one worker runs all of them and the fixture starts once per run, not once per worker;
 - else it uses a module- or class-scoped fixture of ours (the app of a tests/app module): group
   `module:<file>`, the module's tests run on one worker and the app is launched once.
-Fixtures in `PER_WORKER` are cheap enough to build on every worker and do not group their users.
 An explicit `@pytest.mark.xdist_group("name")` wins. Grouped units go first (biggest first, xdist's
 `--loadscope-reorder`), then the ungrouped tests, `integration` ones first, so no slow test is left
 for the end.
@@ -16,9 +15,6 @@ from __future__ import annotations
 
 import pytest
 
-PER_WORKER = frozenset({"embedder"})
-"""Session fixtures each worker builds for itself (the embedding model loads in a few seconds)."""
-
 
 def _shared_fixtures(item: pytest.Item, scopes: tuple[str, ...]) -> list[str]:
     info = getattr(item, "_fixtureinfo", None)
@@ -27,7 +23,7 @@ def _shared_fixtures(item: pytest.Item, scopes: tuple[str, ...]) -> list[str]:
     names = []
     for name, defs in info.name2fixturedefs.items():
         fixture = defs[-1]
-        if fixture.scope in scopes and fixture.baseid and name not in PER_WORKER:  # baseid "": a plugin's
+        if fixture.scope in scopes and fixture.baseid:  # baseid "": a plugin's (tmp_path_factory), not ours
             names.append(name)
     return sorted(names)
 
