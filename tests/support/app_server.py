@@ -45,8 +45,9 @@ class AppServer(ProcessLoopbackServer):
         super().__init__(timeout=timeout)
         self.url = f"http://127.0.0.1:{self.port}/"
         self.args = args
-        self._env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port),
-                              **(env or {})})
+        self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port),
+                             **(env or {})})
+        """The child's whole environment (tests read its OUTPUT_DIR)."""
 
     @property
     def ready_url(self) -> str:
@@ -57,9 +58,9 @@ class AppServer(ProcessLoopbackServer):
         """`python app.py ARGS`."""
         return [sys.executable, str(ROOT / "app.py"), *self.args]
 
-    def env(self) -> Mapping[str, str]:
+    def environment(self) -> Mapping[str, str]:
         """The clean, offline environment plus the test's settings."""
-        return self._env
+        return self.env
 
     def cwd(self) -> Path:
         """The repository, so `app.py` finds its modules."""

@@ -183,7 +183,7 @@ class ProcessLoopbackServer(LoopbackServer):
     def command(self) -> Sequence[str]:
         """The process's argv."""
 
-    def env(self) -> Mapping[str, str] | None:
+    def environment(self) -> Mapping[str, str] | None:
         """The process's environment (None: this process's)."""
         return None
 
@@ -199,7 +199,7 @@ class ProcessLoopbackServer(LoopbackServer):
         t0 = time.monotonic()
         out = open(self.log_path, "wb")  # noqa: SIM115 - the process writes to it until _shutdown closes it
         self._log = out
-        self.proc = subprocess.Popen(list(self.command()), cwd=self.cwd(), env=self.env(), stdout=out,
+        self.proc = subprocess.Popen(list(self.command()), cwd=self.cwd(), env=self.environment(), stdout=out,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         try:
             wait_http_200(self.ready_url, self.timeout, self.proc)
