@@ -5,6 +5,8 @@ STAMP   := $(VENV)/.installed
 LLAMA_STAMP := $(VENV)/.llama-installed
 APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
+# The suite runs on 2 pytest-xdist workers (tests sharing a server stay together: tests/support/xdist_groups.py).
+PYTEST_WORKERS ?= 2
 # llama.cpp for the real-server tests: a portable AVX2 CPU build, no BLAS, no curl (nothing downloaded at build time).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 
@@ -43,7 +45,7 @@ run: setup
 	$(PY) app.py
 
 test: setup $(LLAMA_STAMP)
-	GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
+	GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # Refresh the README's screenshots (the browser tests take them).
 screenshots: setup

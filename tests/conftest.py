@@ -1,15 +1,66 @@
-"""Test-wide guards: no calls home, no hub downloads, no stray .env."""
+"""Test-wide guards: no calls home, no hub downloads, no stray .env, no connection outside loopback.
+
+Also how the tests are grouped on pytest-xdist workers (tests/support/xdist_groups.py).
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from tests.support import socket_guard  # noqa: E402 - needs ROOT on the path
+from tests.support.xdist_groups import (  # noqa: E402
+    GROUPS_FILE,
+    GroupScheduling,
+    groups_file,
+    remove_groups_file,
+    slow_first,
+    write_groups,
+)
+
+socket_guard.install()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers: hand out the slow ungrouped tests first; tell the controller the groups."""
+    if hasattr(config, "workerinput"):
+        slow_first(items)
+        write_groups(config, items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Controller: name the file where the first worker writes the groups."""
+    node.workerinput[GROUPS_FILE] = str(groups_file(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Controller: `--dist loadgroup` schedules by the groups of tests/support/xdist_groups.py."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return GroupScheduling(config, log, groups_file=groups_file(config))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Controller: the groups file goes with the run."""
+    remove_groups_file(config)
+
+
+@pytest.fixture(autouse=True)
+def _stays_on_loopback():
+    """Fail the test if anything in this process tried to connect outside loopback (see socket_guard)."""
+    yield
+    refused = socket_guard.take_violations()
+    if refused:
+        pytest.fail("connection outside loopback refused:\n" + "\n".join(refused), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

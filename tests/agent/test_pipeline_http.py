@@ -67,15 +67,13 @@ def test_400_is_not_retried() -> None:
 
 
 def test_hanging_server_is_a_recorded_failure() -> None:
-    with ScriptedOpenAI([hang(6), hang(6)]) as srv:
-        start = time.monotonic()
+    with ScriptedOpenAI([hang(6), hang(6)]) as srv:  # a reply after 6 s would be an answer: the timeouts fired
         sol = make_pipeline(srv, LLM_TIMEOUT=1, RATE_LIMIT_RETRY_MAX=1, RATE_LIMIT_RETRY_BASE_DELAY=0.1).solve("q")
-        took = time.monotonic() - start
     assert sol.answer == "" and len(srv.requests) == 2
     error = sol.events[-1]
     assert isinstance(error, ErrorEvent) and error.stage == "model"
     assert "no response within LLM_TIMEOUT=1s" in error.message and "after 2 attempts" in error.message
-    assert sol.retries == 1 and 2.0 <= took < 8.0  # two 1 s timeouts, not two 6 s hangs
+    assert sol.retries == 1  # two 1 s timeouts, not two 6 s hangs
 
 
 def test_iteration_cap_gives_best_effort_answer() -> None:

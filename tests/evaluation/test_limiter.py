@@ -215,27 +215,38 @@ def test_stop_refuses_requests_and_wakes_waiters():
             errors.append(exc)
 
     t = threading.Thread(target=blocked)
-    start = time.monotonic()
     t.start()
     time.sleep(0.1)
     stop.set()
-    t.join(timeout=2)
-    assert errors and time.monotonic() - start < 2
+    t.join(timeout=5)  # the waiter's slot is 10 s away: an error now means the stop woke it
+    assert errors and not t.is_alive()
     with pytest.raises(RunStopped):
         lim.acquire()
 
 
+class _RecordedWaits(threading.Event):
+    """A stop event that is never set and records the waits asked of it instead of sleeping."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        return False
+
+
 def test_start_spacer_enforces_the_gap_and_zero_means_none():
-    spacer = StartSpacer(0.2)
-    t0 = time.monotonic()
+    stop = _RecordedWaits()
+    spacer = StartSpacer(0.2, stop=stop, clock=lambda: 100.0)  # three starts at one instant
     for _ in range(3):
         assert spacer.wait_turn()
-    assert time.monotonic() - t0 >= 0.39
-    fast = StartSpacer(0.0)
-    t0 = time.monotonic()
+    assert stop.waits == [pytest.approx(0.2), pytest.approx(0.4)]  # the first at once, then one gap apart
+    fast_stop = _RecordedWaits()
+    fast = StartSpacer(0.0, stop=fast_stop, clock=lambda: 100.0)
     for _ in range(50):
-        fast.wait_turn()
-    assert time.monotonic() - t0 < 0.05
+        assert fast.wait_turn()
+    assert fast_stop.waits == []  # zero means no waiting at all
 
 
 def test_start_spacer_returns_false_once_stopped():
@@ -245,4 +256,4 @@ def test_start_spacer_returns_false_once_stopped():
     threading.Timer(0.1, stop.set).start()
     t0 = time.monotonic()
     assert spacer.wait_turn() is False
-    assert time.monotonic() - t0 < 1
+    assert time.monotonic() - t0 < 4  # woken by the stop, not at the end of the 5 s gap

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from itertools import pairwise
 from pathlib import Path
 
@@ -85,20 +84,26 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def max_in_flight(spans: list[tuple[float, float]]) -> int:
+    """The most (start, end) spans open at one time."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans], key=lambda e: (e[0], e[1]))
+    open_now = most = 0
+    for _, step in edges:
+        open_now += step
+        most = max(most, open_now)
+    return most
+
+
 def test_concurrent_batch_answers_every_task_and_writes_every_file(server, pipeline, samples, tmp_path):
     progress: list[Progress] = []
     since = len(server.requests)
-    t0 = time.monotonic()
     result = run_batch(samples, pipeline, RunConfig(concurrency=3, output_dir=tmp_path / "run"), run_settings(),
                        on_progress=progress.append)
-    wall = time.monotonic() - t0
     assert not result.stopped
     assert [r.task_id for r in result.records] == [s.task_id for s in samples]
     assert all(r.correct for r in result.records), [(r.predicted, r.expected, r.error) for r in result.records]
     for name in OUTPUT_FILES:
         assert (result.output_dir / name).is_file(), name
-    # 6 tasks x 2 requests x 0.15 s latency = 1.8 s sequentially; three at once is clearly faster.
-    assert wall < 1.6
     seen = questions_seen(server, since)
     assert all(asked(seen, s) == 2 for s in samples)
     details = read_jsonl(result.output_dir / "details.jsonl")
@@ -120,7 +125,8 @@ def test_concurrent_batch_answers_every_task_and_writes_every_file(server, pipel
     starts = min(d["started_at"] for d in details)
     ends = max(d["finished_at"] for d in details)
     assert summary["elapsed_s"] == pytest.approx(ends - starts, abs=0.01)
-    assert summary["elapsed_s"] <= wall
+    # Several at once, never more than three: each task waits 2 x 0.15 s on the server, so the first ones overlap.
+    assert 2 <= max_in_flight([(d["started_at"], d["finished_at"]) for d in details]) <= 3
     report = (result.output_dir / "report.md").read_text()
     assert "accuracy.png" in report
     assert (result.output_dir / "accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,11 +1,14 @@
-"""The runner keeps pace with a provider's rate limit: near the ceiling, and no task failed by a 429."""
+"""The runner keeps to a provider's rate limit: no task failed by a 429, the budgets never exceeded.
+
+How close to the ceiling it runs is a time, measured by bench/batch_throughput.py, not asserted here.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.pipeline import Pipeline
-from bench.batch_throughput import bench_script, make_bench_tool, make_samples, plain_mix, request_bound
+from bench.batch_throughput import bench_script, make_bench_tool, make_samples, plain_mix
 from config import load_settings
 from evaluation.runner import RunConfig, run_batch
 from tests.support.openai_server import Limits, ScriptedOpenAI
@@ -21,25 +24,22 @@ def run(tmp_path, known: bool):
                                  RAG_INDEX_DIR=tmp_path / "rag", LLM_REQUESTS_PER_MINUTE=RPM if known else 0)
         result = run_batch(make_samples(plans, tmp_path / "files"), Pipeline(settings, registry=ToolRegistry(tools=[make_bench_tool(plans)])), RunConfig(concurrency=4, output_dir=tmp_path / "o"),
                            settings)
-        admitted = len(srv.requests) - srv.rate_limited
-        return result, srv.rate_limited, request_bound(admitted, RPM, LATENCY)
+        return result, srv.rate_limited
 
 
 @pytest.mark.integration
 def test_known_rpm_runs_at_the_limit_without_a_single_429(tmp_path):
-    result, limited, minimum = run(tmp_path, known=True)
+    result, limited = run(tmp_path, known=True)
     assert limited == 0
     assert result.summary["correct"] == TASKS and result.summary["errors"] == 0
-    assert result.summary["elapsed_s"] <= 1.2 * minimum  # short run: the 2-request burst it forgoes weighs ~7 %
 
 
 @pytest.mark.integration
 def test_unknown_rpm_adapts_to_429s_and_fails_no_task(tmp_path):
-    result, limited, minimum = run(tmp_path, known=False)
+    result, limited = run(tmp_path, known=False)
     assert limited > 0  # it had to find the limit
     assert result.summary["correct"] == TASKS and result.summary["errors"] == 0
     assert all(r.error is None and r.attempts == 1 for r in result.records)
-    assert result.summary["elapsed_s"] <= 1.25 * minimum
 
 
 def provider_run(tmp_path, plans, limits: Limits, **overrides):

@@ -10,34 +10,22 @@ failures quote.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from config import Settings
+from tests.support.loopback import ProcessLoopbackServer, free_port, wait_http_200
 from tests.support.settings import ENDPOINT_SETTINGS
+
+__all__ = ["ROOT", "AppServer", "base_env", "free_port", "wait_http_200"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # Every secret setting (derived, so a new provider key is dropped too) and the endpoints a developer may have set.
 _DROPPED = (*Settings.secret_fields(), *ENDPOINT_SETTINGS, "SPACE_ID", "SPACE_AUTHOR_NAME",
             "GRADIO_SERVER_NAME", "GRADIO_SERVER_PORT")
-
-
-def free_port() -> int:
-    """An unused TCP port on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -49,75 +37,31 @@ def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def wait_http_200(url: str, timeout: float, proc: subprocess.Popen | None = None) -> float:
-    """Poll `url` until it answers 200; return the seconds it took. Raise if the process died or time ran out."""
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"app exited with code {proc.returncode} before answering")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as resp:
-                if resp.status == 200:
-                    return time.monotonic() - start
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass
-        time.sleep(0.05)
-    raise TimeoutError(f"{url} did not answer 200 within {timeout:.0f}s")
-
-
-class AppServer:
+class AppServer(ProcessLoopbackServer):
     """`python app.py` on 127.0.0.1:<free port> with the given environment."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, timeout: float = 60.0,
                  args: tuple[str, ...] = ()) -> None:
-        self.port = free_port()
+        super().__init__(timeout=timeout)
         self.url = f"http://127.0.0.1:{self.port}/"
-        self.timeout = timeout
         self.args = args
-        self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port), **(env or {})})
-        self.proc: subprocess.Popen | None = None
-        self.started_s: float | None = None
-        """Seconds from spawning the process to the first HTTP 200."""
-        self._log = tempfile.NamedTemporaryFile(prefix="app-server-", suffix=".log", delete=False)  # noqa: SIM115 - the app writes to it until stop() closes it
-        self.log_path = Path(self._log.name)
+        self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port),
+                             **(env or {})})
+        """The child's whole environment (tests read its OUTPUT_DIR)."""
 
-    def start(self) -> AppServer:
-        """Spawn the app and wait for HTTP 200 (raising with the app's log if it never comes)."""
-        t0 = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *self.args], cwd=ROOT, env=self.env,
-                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            wait_http_200(self.url, self.timeout, self.proc)
-        except Exception as exc:
-            log = self.log()
-            self.stop()
-            raise RuntimeError(f"{exc}\n--- app log ---\n{log}") from exc
-        self.started_s = time.monotonic() - t0
-        return self
+    @property
+    def ready_url(self) -> str:
+        """The app's page."""
+        return self.url
 
-    def log(self) -> str:
-        """The app's combined stdout/stderr so far."""
-        if not self._log.closed:
-            self._log.flush()
-        return self.log_path.read_text(errors="replace")
+    def command(self) -> Sequence[str]:
+        """`python app.py ARGS`."""
+        return [sys.executable, str(ROOT / "app.py"), *self.args]
 
-    def stop(self) -> None:
-        """Terminate the app (its whole process group), then kill it if it lingers."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
-        self.proc = None
-        self._log.close()
+    def environment(self) -> Mapping[str, str]:
+        """The clean, offline environment plus the test's settings."""
+        return self.env
 
-    def __enter__(self) -> AppServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def cwd(self) -> Path:
+        """The repository, so `app.py` finds its modules."""
+        return ROOT

@@ -16,15 +16,15 @@ from __future__ import annotations
 import http.client
 import importlib.util
 import json
-import socket
-import subprocess
 import sys
 import threading
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
+
+from tests.support.loopback import HTTPLoopbackServer, ProcessLoopbackServer
 
 MODEL_ALIAS = "smollm2"
 
@@ -47,13 +47,7 @@ def missing_reason() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class LlamaServer:
+class LlamaServer(ProcessLoopbackServer):
     """`python -m llama_cpp.server` on a free loopback port, started and stopped by the test session.
 
     One thread: ggml's worker threads spin while they wait, and on a busy 2-core machine two of them
@@ -61,59 +55,34 @@ class LlamaServer:
     """
 
     def __init__(self, *, n_ctx: int = 4096, threads: int = 1, log: Path | None = None) -> None:
+        super().__init__(timeout=120.0, log=log)
         self.n_ctx = n_ctx
         self.threads = threads
-        self.port = _free_port()
         self.model = MODEL_ALIAS
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         """Base URL to put in OPENAI_BASE_URL."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, timeout: float = 120.0) -> LlamaServer:
-        """Start the server and wait until it lists its model."""
+    @property
+    def ready_url(self) -> str:
+        """Ready once it lists its model."""
+        return f"{self.url}/models"
+
+    def command(self) -> Sequence[str]:
+        """The server on 127.0.0.1 with the packaged SmolLM2 GGUF."""
         model = gguf_path()
         assert model is not None, missing_reason()
-        out = open(self.log, "wb") if self.log else subprocess.DEVNULL  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS,
-             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-             "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads), "--verbose", "False"],
-            stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama.cpp server exited with {self.proc.returncode} (log: {self.log})")
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-                conn.request("GET", "/v1/models")
-                if conn.getresponse().status == 200:
-                    return self
-            except OSError:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"llama.cpp server did not start within {timeout:g}s")
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS,
+                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads), "--verbose", "False"]
 
-    def stop(self) -> None:
-        """End the server process."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
-
-    def __enter__(self) -> LlamaServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def start(self, timeout: float | None = None) -> Self:
+        """Start the server and wait (120 s by default) until it lists its model."""
+        if timeout is not None:
+            self.timeout = timeout
+        return super().start()
 
 
 @dataclass
@@ -126,28 +95,27 @@ class Exchange:
     reply: dict[str, Any]
 
 
-class RecordingProxy:
+class RecordingProxy(HTTPLoopbackServer):
     """A loopback HTTP proxy in front of `target` (host, port) that records every JSON exchange."""
 
     def __init__(self, target_port: int) -> None:
+        super().__init__()
         self.target_port = target_port
         self.exchanges: list[Exchange] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
         """Base URL to put in OPENAI_BASE_URL."""
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def chat(self) -> list[Exchange]:
         """The chat-completion exchanges, in order."""
         with self._lock:
             return [e for e in self.exchanges if e.path.endswith("/chat/completions")]
 
-    def start(self) -> RecordingProxy:
-        """Serve in a daemon thread."""
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """Forward every GET/POST to the target and record the JSON bodies."""
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -179,17 +147,7 @@ class RecordingProxy:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        """Shut the proxy down."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        return Handler
 
 
 def _json(data: bytes) -> dict[str, Any]:

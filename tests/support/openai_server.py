@@ -34,8 +34,10 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from http.server import BaseHTTPRequestHandler
+from typing import Any, Literal, Self
+
+from tests.support.loopback import HTTPLoopbackServer
 
 Personality = Literal["tools_need_choice", "null_content_500", "length", "no_usage", "usage_in_stream_only",
                       "text_tool_calls"]
@@ -139,12 +141,13 @@ class Recorded:
     headers: dict[str, str]
 
 
-class ScriptedOpenAI:
+class ScriptedOpenAI(HTTPLoopbackServer):
     """Threaded loopback server speaking `/v1/chat/completions` (non-streaming) and `/v1/models`."""
 
     def __init__(self, script: Script = (), *, latency: float = 0.0, rpm_limit: int | None = None,
                  retry_after: float | None = None, limits: Limits | None = None,
                  personalities: Sequence[Personality] = (), models: Sequence[str] = ("scripted",)) -> None:
+        super().__init__()
         self._script = script
         self.personalities = set(personalities)
         self.models = list(models)
@@ -165,18 +168,21 @@ class ScriptedOpenAI:
             if self.limits.tpm else None
         self._admitted: deque[float] = deque()
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
     def url(self) -> str:
         """Base URL to put in OPENAI_BASE_URL."""
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, port: int = 0) -> ScriptedOpenAI:
+    def start(self, port: int = 0) -> Self:
         """Bind a loopback port (default: an ephemeral one) and serve in a daemon thread."""
+        if not self.running:
+            self.bind(port)
+        return super().start()
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """The OpenAI-shaped answers of `_answer`, plain or streamed."""
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -227,24 +233,7 @@ class ScriptedOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Shut the server down."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> ScriptedOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return Handler
 
     # -- behaviour -------------------------------------------------------------------------------
     def _over_rate(self, now: float) -> float | None:

@@ -23,9 +23,11 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import quote, unquote
+
+from tests.support.loopback import HTTPLoopbackServer
 
 
 @dataclass(frozen=True)
@@ -46,23 +48,22 @@ def content_disposition(file_name: str) -> str:
     return f"attachment; filename*=utf-8''{quoted}" if quoted != file_name else f'attachment; filename="{file_name}"'
 
 
-class ScoringServer:
+class ScoringServer(HTTPLoopbackServer):
     """Threaded loopback scoring API; see the module docstring."""
 
     def __init__(self, tasks: list[ApiTask], *, hang_s: float = 3.0) -> None:
+        super().__init__()
         self.tasks = {t.task_id: t for t in tasks}
         self.hang_s = hang_s
         self.submissions: list[dict[str, Any]] = []
         self.calls: list[tuple[str, str]] = []
         self._faults: dict[str, deque] = defaultdict(deque)
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
         """Base URL (SCORING_API_URL)."""
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
     def inject(self, endpoint: str, *faults: int | str | None) -> None:
         """Queue faults for 'questions', 'files' or 'submit'."""
@@ -74,8 +75,8 @@ class ScoringServer:
         return sum(1 for a in answers if (t := self.tasks.get(str(a.get("task_id"))))
                    and str(a.get("submitted_answer", "")).strip() == t.answer.strip())
 
-    def start(self) -> ScoringServer:
-        """Serve on an ephemeral port in a daemon thread."""
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """The scoring API's routes."""
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -161,20 +162,4 @@ class ScoringServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        """Shut the server down."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> ScoringServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return Handler

@@ -10,12 +10,13 @@ Typical use:
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support.loopback import HTTPLoopbackServer
 
 
 @dataclass
@@ -46,13 +47,22 @@ class Request:
 Route = Reply | Callable[[Request], Reply]
 
 
-class LocalWebServer:
-    """Serves `routes` (path -> Reply or function of the Request) on an ephemeral port in a daemon thread."""
+class LocalWebServer(HTTPLoopbackServer):
+    """Serves `routes` (path -> Reply or function of the Request) on an ephemeral port in a daemon thread.
+
+    The port is bound at construction (a test may name it before serving).
+    """
 
     def __init__(self, routes: dict[str, Route], *, host: str = "127.0.0.1", port: int = 0) -> None:
         """`host`/`port`: another loopback address or a fixed port (two servers on one port, e.g. DNS rebinding)."""
+        super().__init__()
+        self.host = host
         self.routes = routes
         self.requests: list[Request] = []
+        self.bind(port)
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """Answer from `routes`, recording each request."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -80,33 +90,22 @@ class LocalWebServer:
             def log_message(self, *args: Any) -> None:  # keep test output quiet
                 pass
 
-        self._httpd = ThreadingHTTPServer((host, port), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        return Handler
 
     @property
     def base(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        assert isinstance(host, str)  # an AF_INET server's host is text
-        return f"http://{host}:{port}"
+        """`http://HOST:PORT`."""
+        return f"http://{self.host_port}"
 
     @property
     def host_port(self) -> str:
         """`127.0.0.1:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
-        host, port = self._httpd.server_address[:2]
-        assert isinstance(host, str)  # an AF_INET server's host is text
-        return f"{host}:{port}"
+        return f"{self.host}:{self.port}"
 
     def url(self, path: str) -> str:
+        """The full URL of `path` on this server."""
         return self.base + path
 
     def hits(self, path: str) -> int:
         """How many requests reached `path`."""
         return sum(1 for r in self.requests if r.path == path)
-
-    def __enter__(self) -> LocalWebServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import threading
+import time
+from types import SimpleNamespace
 
 import pytest
 
 from config import load_settings
+from tests.support.heard import assert_heard, heard
 from tests.support.media import (
     LECTURE_SENTENCES,
     SPEECH_TEXT,
@@ -36,10 +39,6 @@ def _run(tool, path):
     return run_tool(tool, {"path": str(path)}, settings, config={"configurable": {"attachments": [str(path)]}})
 
 
-def _heard(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", text.lower()))
-
-
 def test_default_model_is_the_packaged_tiny_en():
     packaged = audio.packaged_model_dir()
     assert packaged is not None and (packaged / "model.bin").is_file()
@@ -61,11 +60,9 @@ def test_a_model_directory_path_is_used_as_is(tmp_path):
 def test_transcribes_real_speech_in_every_format(tmp_path, transcriber, ext):
     out = _run(transcriber, make_speech(tmp_path / f"memo.{ext}"))
     assert out.ok, out.output
-    heard = _heard(out.output)
-    expected = set(SPEECH_WORDS) | {"seven"}
-    # espeak's robotic voice: tiny.en sometimes mishears a word ("brown" -> "round"); most must come back.
-    assert len(heard & expected) >= 4, out.output
-    assert {"quick", "fox"} <= heard, out.output
+    # espeak's robotic voice: tiny.en mishears a word or two, differently on different CPUs ("brown" -> "round",
+    # "dog" -> "nog"); most must come back.
+    assert_heard(out.output, SPEECH_WORDS, at_least=5)
 
 
 @pytest.mark.integration
@@ -85,14 +82,15 @@ def test_concurrent_calls_share_one_model(tmp_path, monkeypatch):
     tool = audio.make_audio_tools(load_settings(TOOL_TIMEOUT=120))[0]
     assert loads == []  # lazy: nothing loaded when the tool is built
     clip = make_speech(tmp_path / "memo.wav", "Turn to page forty two.")
+    words = ("turn", "page", "forty", "two")
     results: list[str] = []
     threads = [threading.Thread(target=lambda: results.append(_run(tool, clip).output)) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(120)
-    assert len(results) == 3 and all("page" in r.lower() for r in results), results
-    assert all(("42" in r) or ("forty" in r.lower()) for r in results), results
+    assert len(results) == 3, results
+    assert all(len(heard(r, words)) >= 2 or "42" in r for r in results), results  # each call heard the clip
     assert len(loads) == 1
 
 
@@ -131,11 +129,16 @@ def test_unloadable_model_name_is_reported_offline(tmp_path):
 
 @pytest.mark.integration
 @needs_media
-def test_long_audio_returns_a_partial_transcript_before_the_timeout(tmp_path, transcriber):
-    clip = make_speech(tmp_path / "lecture.wav", " ".join(LECTURE_SENTENCES * 6), speed=175)  # about 4 minutes
+def test_long_audio_returns_a_partial_transcript_before_the_timeout(tmp_path, transcriber, monkeypatch):
+    clip = make_speech(tmp_path / "lecture.wav", " ".join(LECTURE_SENTENCES * 2), speed=175)  # over a minute
     _run(transcriber, make_speech(tmp_path / "warm.wav", "Hello."))  # the shared model is loaded
-    settings = load_settings(TOOL_TIMEOUT=5)  # a 2 s transcription budget
+    # The tool's clock runs an hour fast once the call has begun: its budget (TOOL_TIMEOUT - 3 s) is spent
+    # after the first window however fast or busy this machine is, while the executor's own limit stays far off.
+    real = time.monotonic
+    calls = iter(range(1_000_000))
+    monkeypatch.setattr(audio, "time", SimpleNamespace(monotonic=lambda: real() + (3600 if next(calls) else 0)))
+    settings = load_settings(TOOL_TIMEOUT=120)
     out = run_tool(audio.make_audio_tools(settings)[0], {"path": str(clip)}, settings)
     assert out.ok, out.output
-    assert "transcript cut at" in out.output and "TOOL_TIMEOUT" in out.output
-    assert "astronomy" in out.output.lower()
+    assert re.search(r"transcript cut at 0:\d\d of \d+:\d\d: TOOL_TIMEOUT reached", out.output), out.output
+    assert_heard(out.output.split("…[transcript cut", 1)[0], ("welcome", "lecture", "history", "astronomy"), 3)

@@ -30,9 +30,13 @@ _PR_SET_CHILD_SUBREAPER = 36
 ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def run(code: str, attachments: Sequence[str | Path] = (), timeout: float = 10, backend: str = "bwrap",
+def run(code: str, attachments: Sequence[str | Path] = (), timeout: float = 30, backend: str = "bwrap",
         **overrides: object) -> ToolOutcome:
-    """Run `code` with `run_python` exactly as the agent does (executor, run config with attachments)."""
+    """Run `code` with `run_python` exactly as the agent does (executor, run config with attachments).
+
+    `timeout` (TOOL_TIMEOUT) is 30 s: a benign program ends long before it even on a loaded machine
+    (walking the visible filesystem took over 10 s beside two CPU hogs); tests of the limit pass a small one.
+    """
     settings = load_settings(TOOL_TIMEOUT=timeout, SANDBOX_MODE=backend, **overrides)
     tool = make_sandbox_tools(settings)[0]
     config: RunnableConfig = {"configurable": {"attachments": [str(p) for p in attachments]}}

@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -93,13 +92,11 @@ def test_unprivileged_app_refuses_degraded(uid):
 
 
 def test_unprivileged_app_confines_with_landlock(uid):
-    start = time.monotonic()
     out = _call_run_python(uid, "landlock")
     assert out.startswith("[sandbox: landlock+seccomp]"), out
     assert f"uid {uid}" in out and "ESCAPED" not in out and "sk-app-secret" not in out
     for what in ("environ", "kill", "net", "repo"):
         assert f"{what} blocked" in out, out
-    assert time.monotonic() - start < 30
 
 
 BOMB_SCRIPT = """

