@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from agent.budget import MASKED_KEY, ObservationMasker, TokenMeter, cost_usd, reply_reserve
@@ -40,7 +42,7 @@ def test_the_oldest_observations_are_masked_and_every_message_stays(tmp_path):
         path = stub.response_metadata[MASKED_KEY]
         assert f'read_file("{path}")' in str(stub.content) and str(stub.content).startswith("Observation ")
         original = next(m for m in messages if m.id == stub.id)
-        assert open(path, encoding="utf-8").read() == original.content
+        assert Path(path).read_text(encoding="utf-8") == original.content
         assert stub.tool_call_id == original.tool_call_id
 
 
