@@ -7,7 +7,8 @@ The real `ChatOpenAI`/`openai` client talks to it, so retries, timeouts and usag
 
 A script is a list of `Reply`s consumed in order, or a function `(request_json) -> Reply` that decides
 from the conversation (needed when tasks run concurrently). `rpm_limit` makes the server answer 429
-with a Retry-After header when more than that many requests arrive within a sliding minute.
+with a Retry-After header when more than that many requests arrive within a sliding minute (or within
+`rate_window_s` seconds; the Retry-After is then when the window's oldest request leaves it).
 
 Provider-style limits (`Limits`): a steady request rate with a small burst (how providers quantise a
 per-minute limit), a tokens-per-minute budget over the prompt tokens the server counts in each request
@@ -152,8 +153,10 @@ class ScriptedOpenAI:
     def __init__(self, script: Script = (), *, latency: float = 0.0, rpm_limit: int | None = None,
                  retry_after: float | None = None, limits: Limits | None = None,
                  personalities: Sequence[Personality] = (), models: Sequence[str] = ("scripted",),
-                 context_limit: int | None = None, window_in: Literal["models", "props"] | None = None) -> None:
+                 context_limit: int | None = None, window_in: Literal["models", "props"] | None = None,
+                 rate_window_s: float = 60.0) -> None:
         self._script = script
+        self.rate_window_s = rate_window_s
         self.context_limit = context_limit
         self.window_in = window_in
         self.overflows = 0
@@ -287,10 +290,10 @@ class ScriptedOpenAI:
         """Seconds until a slot frees when the sliding-minute budget is spent, else None (and admit)."""
         if self.rpm_limit is None:
             return None
-        while self._admitted and now - self._admitted[0] >= 60.0:
+        while self._admitted and now - self._admitted[0] >= self.rate_window_s:
             self._admitted.popleft()
         if len(self._admitted) >= self.rpm_limit:
-            return 60.0 - (now - self._admitted[0])
+            return self.rate_window_s - (now - self._admitted[0])
         self._admitted.append(now)
         return None
 
