@@ -20,6 +20,7 @@ from config import Settings
 from evaluation.records import TaskRecord
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
+from ui.budget_fields import cost_line
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
@@ -50,6 +51,8 @@ class BatchRequest:
     question_delay: float = 0.0
     use_rag: bool = True
     username: str = ""
+    max_iterations: int | None = None
+    """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
 
 
 @dataclass
@@ -115,7 +118,10 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
     if summary_json.is_file():
         # A damaged summary.json: the report below still says what there is.
         with contextlib.suppress(ValueError, AttributeError):
-            status += "  \n" + run_summary(json.loads(summary_json.read_text(encoding="utf-8")))
+            data = json.loads(summary_json.read_text(encoding="utf-8"))
+            status += "  \n" + run_summary(data)
+            status += "".join(f"  \n{line}" for line in (cost_line(data), (data.get("meta") or {}).get("stopped_reason"))
+                              if line)
     status += f"  \nRun folder: `{output_dir.name}` (in {output_dir.parent})"
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
@@ -234,11 +240,11 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == SOURCES[0] else None
     if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
         req = BatchRequest(source=SOURCES[1], split=req.split, concurrency=req.concurrency,
-                           question_delay=req.question_delay, use_rag=req.use_rag)
+                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
-                       output_dir=output_dir, resume=resume, use_rag=req.use_rag)
+                       output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations)
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
     work = iterate_in_thread(lambda report: run_evaluation(config, settings, pipeline, on_progress=report,
@@ -350,7 +356,8 @@ def _number(value: Any, field_name: str, cast: Callable[[float], Any], minimum: 
 
 
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
-                 concurrency: Any, question_delay: Any, use_rag: bool, username: str) -> BatchRequest:
+                 concurrency: Any, question_delay: Any, use_rag: bool, username: str,
+                 max_iterations: int | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
     if source not in SOURCES:
         raise FormError(f"Source must be one of {', '.join(SOURCES)}, not {source!r}.")
@@ -366,4 +373,4 @@ def make_request(source: str, split: str, data_dir: str, level: Any, max_samples
                         max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
                         concurrency=_number(concurrency, "Concurrency", int, 1),
                         question_delay=_number(question_delay, "Delay between task starts", float, 0),
-                        use_rag=bool(use_rag), username=(username or "").strip())
+                        use_rag=bool(use_rag), username=(username or "").strip(), max_iterations=max_iterations)

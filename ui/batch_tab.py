@@ -10,6 +10,7 @@ from ui.access import refusal_for, username_of
 from ui.background import BatchControl
 from ui.batch import LEVELS, SOURCES, BatchView, FormError, make_request, run_stream
 from ui.batch_guard import ListenerWatch, gradio_unread
+from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
@@ -40,7 +41,11 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                     delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, label=DELAY_LABEL, elem_id="delay",
                                       info="Applies only at concurrency 1; at higher concurrency the rate "
                                            "limiter paces the requests.")
-                batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                with gr.Row():
+                    batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                    iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
+                                           maximum=iteration_ceiling(settings), elem_id="batch-max-iterations",
+                                           label="Max iterations per task (kept in the run's run.json)")
                 if on_space():
                     gr.LoginButton()
                 # On a Space the scoring API gets the signed-in username, never a typed one.
@@ -78,13 +83,13 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             comparison = gr.Markdown(label="Comparison")
 
     def batch_views(form, control_state, visitor, profile, request, progress, resume, resume_dir=None):
-        *fields, username = form
+        *fields, username, iterations = form
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield BatchView(status=refused).as_tuple()
             return
         name = username_of(profile) or ("" if settings.SPACE_ID else username)  # on a Space: the login only
         try:
-            req = make_request(*fields, name)
+            req = make_request(*fields, name, max_iterations=run_iterations(iterations, settings))
         except FormError as exc:  # before anything runs; the previous run's results are cleared with it
             yield BatchView(status=f"❌ {exc}").as_tuple()
             return
@@ -105,15 +110,18 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
 
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
     def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                 username, control_state, visitor: Session, profile: gr.OAuthProfile | None, request: gr.Request,
-                 progress=gr.Progress()):  # noqa: B008 - gradio injects it
-        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+                 username, control_state, visitor: Session, iterations=None, profile: gr.OAuthProfile | None = None,
+                 request: gr.Request = None, progress=gr.Progress()):  # type: ignore[assignment]  # noqa: B008
+        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username,
+                iterations)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-               username, control_state, visitor: Session, run_dir=None, profile: gr.OAuthProfile | None = None,
-               request: gr.Request = None, progress=gr.Progress()):  # type: ignore[assignment]  # noqa: B008 - gradio injects both
-        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username)
+               username, control_state, visitor: Session, run_dir=None, iterations=None,
+               profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+               progress=gr.Progress()):  # noqa: B008 - gradio injects both
+        form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username,
+                iterations)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=True,
                                resume_dir=run_dir or None)
 
@@ -137,9 +145,9 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     run_lists = [run_a, run_b, resume_pick]
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=batch_limit,
+    run_btn.click(evaluate, [*form, iterations], outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=batch_limit,
                   show_progress_on=[progress_box]).then(runs, [control, session], run_lists, api_visibility="private")
-    resume_btn.click(resume, [*form, resume_pick], outputs, api_name="resume", concurrency_id="batch",
+    resume_btn.click(resume, [*form, resume_pick, iterations], outputs, api_name="resume", concurrency_id="batch",
                      concurrency_limit=batch_limit, show_progress_on=[progress_box]
                      ).then(runs, [control, session], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)

@@ -104,7 +104,7 @@ STOPPED_NOTE = "Stopped by the user: the trace above is what ran so far; downloa
 
 def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
                use_rag: bool = True, stop: threading.Event | None = None,
-               readable: tuple[Path, ...] = ()) -> Iterator[AskOutput]:
+               readable: tuple[Path, ...] = (), max_iterations: int | None = None) -> Iterator[AskOutput]:
     """Run one question through the pipeline, yielding the rendered trace after every event.
 
     When `stop` is set the trace ends with a "stopped" note and the partial trace is offered for download.
@@ -131,7 +131,7 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
                 lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
-                                        readable=readable), stop):
+                                        readable=readable, max_iterations=max_iterations), stop):
             events.append(event)
             if isinstance(event, AnswerExtracted):
                 answer = event.answer

@@ -8,6 +8,7 @@ from config import Settings
 from ui.access import refusal_for
 from ui.background import AskControl
 from ui.batch import LEVELS, SOURCES, load_samples, make_request
+from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.debug import ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
@@ -34,6 +35,9 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                         attached = gr.Markdown(attachment_line(None, None), elem_id="attached")
                     with gr.Column():
                         use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                        max_iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
+                                                   maximum=iteration_ceiling(settings), elem_id="max-iterations",
+                                                   label="Max iterations (this question)")
                         task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
                 with gr.Row():
                     ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
@@ -61,14 +65,16 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             verdict = gr.Markdown(elem_id="verdict", label="Verdict")
             trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1, elem_id="trace-download")
 
-    def ask(question, file, picked_task, use_rag, control_state, visitor: Session, profile: gr.OAuthProfile | None):
+    def ask(question, file, picked_task, use_rag, iterations, control_state, visitor: Session,
+            profile: gr.OAuthProfile | None):
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield [gr.ChatMessage(role="assistant", content=refused)], "", refused, None
             return
         visitor.note_upload(file)
         stop = control_state.begin() if control_state is not None else None
         try:
-            yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop, readable=visitor.readable)
+            yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop, readable=visitor.readable,
+                                  max_iterations=run_iterations(iterations, settings))
         finally:
             if stop is not None:
                 stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
@@ -110,7 +116,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     upload.change(attachment_line, [upload, task], attached, api_visibility="private", queue=False)
     # A new run clears the side output of the last one (preview or lookup of another question).
     ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
-    ask_btn.click(ask, [question, upload, task, use_rag, control, session], [trace, answer, verdict, trace_file],
+    ask_btn.click(ask, [question, upload, task, use_rag, max_iterations, control, session],
+                  [trace, answer, verdict, trace_file],
                   api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.
     stop_btn.click(halt, [control], None, api_visibility="private", queue=False)
