@@ -136,7 +136,8 @@ def format_event(event: Event) -> str:
     if isinstance(event, IterationCap):
         return f"{t} cap      MAX_ITERATIONS reached after {event.iterations} steps; asking for the best answer"
     if isinstance(event, TokenBudgetExhausted):
-        return f"{t} budget   {event.tokens_used:,} tokens used of MAX_TOKENS_PER_TASK={event.limit:,}; asking for the best answer"
+        return (f"{t} budget   {event.tokens_used:,} tokens used of MAX_TOKENS_PER_TASK={event.limit:,}; "
+                "asking for the best answer")
     if isinstance(event, ContextMasked):
         return (f"{t} masked   {event.masked} old observation(s): ~{event.tokens_before:,} -> ~{event.tokens_after:,} "
                 f"tokens (window {event.window:,}, {event.window_source})")

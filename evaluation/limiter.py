@@ -244,7 +244,7 @@ class RateLimiter:
         learnt = learn_window(self._tickets.starts_before(ticket), ticket.at, retry_after)
         if learnt is None:
             return False
-        self._log, self._log_since = RequestLog(learnt, margin=self._safety), now
+        self._log, self._log_since = RequestLog(learnt, margin=self._safety / 2), now
         self._log.seed(self._tickets.starts_before(ticket, later_too=True))
         self._floor = self._interval = 0.0  # the window, not a spacing, sets the pace now
         self._pacing = "learnt"

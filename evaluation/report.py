@@ -197,8 +197,9 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     lines += ["", "## By source", ""] + _group_table("Source", summary["by_source"])
     lines += ["", "## Failure categories", "", "| Category | Tasks | Meaning |", "|---|---:|---|"]
     lines += [f"| {c} | {n} | {CATEGORY_HELP.get(c, '')} |" for c, n in summary["failure_categories"].items()]
-    lines += ["", "## Tasks", "", "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) "
-              "| Cost (USD) |", "|---|---:|---|---|---|:---:|---|---:|---:|---:|"]
+    lines += ["", "## Tasks", "",
+              "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) | Cost (USD) |",
+              "|---|---:|---|---|---|:---:|---|---:|---:|---:|"]
     mark = {True: "✓", False: "✗", None: "–"}
     short = short_ids([r.task_id for r in records])
     for r in records:

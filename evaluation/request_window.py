@@ -16,6 +16,9 @@ import contextlib
 from collections import deque
 from dataclasses import dataclass
 
+SLACK_S = 0.02
+"""Seconds added to the learnt window: a request's start here and its arrival there differ by the network's jitter."""
+
 
 @dataclass(frozen=True)
 class LearntWindow:
@@ -43,7 +46,7 @@ def learn_window(admitted_at: list[float], refused_at: float, retry_after_s: flo
 class RequestLog:
     """Start times of recent requests, to keep at most `limit.requests` in any window (not thread-safe)."""
 
-    def __init__(self, limit: LearntWindow, margin: float = 0.02) -> None:
+    def __init__(self, limit: LearntWindow, margin: float = 0.01) -> None:
         self.limit = limit
         self.margin = margin
         self._starts: deque[float] = deque()
@@ -51,7 +54,7 @@ class RequestLog:
     @property
     def span_s(self) -> float:
         """The window enforced: the provider's, a little wider (clocks and network jitter)."""
-        return self.limit.window_s * (1.0 + self.margin) + 0.05
+        return self.limit.window_s * (1.0 + self.margin) + SLACK_S
 
     def ready_at(self, now: float) -> float:
         """When the next request may start."""

@@ -120,8 +120,8 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
         with contextlib.suppress(ValueError, AttributeError):
             data = json.loads(summary_json.read_text(encoding="utf-8"))
             status += "  \n" + run_summary(data)
-            status += "".join(f"  \n{line}" for line in (cost_line(data), (data.get("meta") or {}).get("stopped_reason"))
-                              if line)
+            notes = (cost_line(data), (data.get("meta") or {}).get("stopped_reason"))
+            status += "".join(f"  \n{line}" for line in notes if line)
     status += f"  \nRun folder: `{output_dir.name}` (in {output_dir.parent})"
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]

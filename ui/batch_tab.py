@@ -145,8 +145,9 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     run_lists = [run_a, run_b, resume_pick]
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    run_btn.click(evaluate, [*form, iterations], outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=batch_limit,
-                  show_progress_on=[progress_box]).then(runs, [control, session], run_lists, api_visibility="private")
+    run_btn.click(evaluate, [*form, iterations], outputs, api_name="evaluate", concurrency_id="batch",
+                  concurrency_limit=batch_limit, show_progress_on=[progress_box]
+                  ).then(runs, [control, session], run_lists, api_visibility="private")
     resume_btn.click(resume, [*form, resume_pick, iterations], outputs, api_name="resume", concurrency_id="batch",
                      concurrency_limit=batch_limit, show_progress_on=[progress_box]
                      ).then(runs, [control, session], run_lists, api_visibility="private")

@@ -1,4 +1,4 @@
-"""Long runs within the model's window, a token budget per task, and cost — the real client against the scripted server.
+"""Long runs within the model's window, a token budget per task, cost: the real client against the scripted server.
 
 The server refuses (HTTP 400 `context_length_exceeded`, OpenAI's shape) any request whose prompt plus its
 `max_tokens` passes its window, as vLLM and OpenAI do.
