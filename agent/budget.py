@@ -51,10 +51,11 @@ def reply_reserve(settings: Settings, window: int) -> int:
 class TokenMeter:
     """Tokens and cost of every model call of one run (fed each ModelCall event); thread-safe."""
 
-    def __init__(self, limit: int = 0) -> None:
+    def __init__(self, limit: int = 0, used: int = 0) -> None:
         self.limit = limit
         """MAX_TOKENS_PER_TASK (0 = none)."""
-        self.used = 0
+        self.used = used
+        """Tokens spent so far (earlier attempts at the same task included)."""
         self.cost_usd = 0.0
         self._lock = threading.Lock()
 

@@ -67,6 +67,8 @@ class _Request:
     readable: tuple[Path, ...]
     max_iterations: int | None = None
     """This run's iteration cap (None: MAX_ITERATIONS)."""
+    spent_tokens: int = 0
+    """Tokens earlier attempts at the same task spent (they count against MAX_TOKENS_PER_TASK)."""
 
 
 @dataclass
@@ -206,10 +208,14 @@ class Pipeline:
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
               history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
-              readable: Sequence[str | Path] = (), max_iterations: int | None = None) -> Solution:
-        """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`."""
+              readable: Sequence[str | Path] = (), max_iterations: int | None = None,
+              spent_tokens: int = 0) -> Solution:
+        """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`.
+
+        `spent_tokens`: what earlier attempts at the same task spent (a batch's retry of a failed task).
+        """
         request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations)
+                           max_iterations, spent_tokens)
         events = list(self._events(request, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
         return Solution.from_events(question, events, task_id=task_id, file_path=path)
@@ -239,7 +245,7 @@ class Pipeline:
                               active_tools=parts.registry.names, use_rag=use_rag, started=started)
         finally:
             _RUN_CLIENT.reset(token)
-        meter = TokenMeter(s.MAX_TOKENS_PER_TASK)  # every model call of the run: RAG hints, loop, tools' calls
+        meter = TokenMeter(s.MAX_TOKENS_PER_TASK, request.spent_tokens)  # every call: RAG hints, loop, tools' calls
         for event in trace.drain():
             meter.observe(event)
             yield event

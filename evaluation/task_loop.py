@@ -121,13 +121,19 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
     )
 
 
-def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iterations: int | None = None) -> Solution:
-    """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing."""
+def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iterations: int | None = None,
+                 spent_tokens: int = 0) -> Solution:
+    """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing.
+
+    `spent_tokens` (earlier attempts' tokens) count against MAX_TOKENS_PER_TASK.
+    """
     if sample.attachment_error:  # metadata pointing outside its split folder: nothing is opened or asked
         return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
                         error=f"bad attachment path: {sample.attachment_error}")
     file_path = str(sample.file_path) if sample.file_path else None
     cap: dict[str, Any] = {"max_iterations": max_iterations} if max_iterations else {}
+    if spent_tokens:
+        cap["spent_tokens"] = spent_tokens
     try:
         return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag, **cap)
     except Exception as exc:  # noqa: BLE001
@@ -140,7 +146,8 @@ def solve_with_retry(pipeline: Pipeline, sample: Sample, *, use_rag: bool, retri
     """Every attempt at `sample` (up to 1 + `retries`), or None when the stop cut the last one short."""
     solutions: list[Solution] = []
     for _ in range(retries + 1):
-        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations))
+        spent = sum(s.total_tokens for s in solutions)
+        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent))
         if stop.is_set() and solutions[-1].error:
             return None  # its model request was refused by the stop: a resume runs it again
         if not solutions[-1].error or stop.is_set() or solutions[-1].error_permanent:
