@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
+import pytest
+
 from evaluation.limiter import RateLimiter
 from evaluation.request_window import LearntWindow, RequestLog, learn_window
 
@@ -79,8 +81,18 @@ def test_a_first_429_without_retry_after_teaches_nothing():
     assert learn_window([1.0, 1.5, 2.0], 2.5, 3.5) == LearntWindow(3, 5.0)
 
 
-def test_a_refusal_despite_the_log_lowers_the_count_and_widens_the_window():
+def test_a_late_first_429_is_not_taken_for_one_long_window():
+    quiet = [float(t) for t in range(0, 30, 3)]  # ten requests over 30 s, well under the ceiling
+    burst = [30.0 + 0.25 * i for i in range(10)]  # then ten in 2.5 s: the 5-s window is full
+    learnt = learn_window(quiet + burst, 32.5, 2.5)
+    assert learnt is not None and learnt.window_s <= 5.0 + 1e-9 and learnt.per_minute <= 120.0
+
+
+def test_a_refusal_with_a_full_window_widens_the_margin_and_one_with_fewer_lowers_the_count():
     log = RequestLog(LearntWindow(10, 5.0), margin=0.0)
-    log.seed([5.5 + 0.5 * i for i in range(10)])  # ten in the last 5 s, and still refused at 10.0
-    log.tighten(10.0, 1.0)  # the oldest leaves the provider's window only at 11.0: it is 5.5 s long
-    assert log.limit == LearntWindow(9, 5.5)
+    log.seed([5.5 + 0.5 * i for i in range(9)])  # nine in the window: the tenth was a moment early
+    log.tighten(10.0, 0.12)
+    assert log.limit == LearntWindow(10, 5.0) and log.slack_s == pytest.approx(0.17)
+    log.seed([8.0, 9.0, 9.5])  # only three in the window and still refused: the count was wrong
+    log.tighten(10.0, 3.0)
+    assert log.limit == LearntWindow(3, 5.0)
