@@ -10,7 +10,7 @@
   every step. (Observation masking halves an agent's cost with no loss of solve rate: Lindenbauer et
   al., "The Complexity Trap", 2025.)
 - **Tokens**: MAX_TOKENS_PER_TASK over every model call of the run (loop, final answer, vision, RAG hints).
-- **Cost**: tokens times LLM_PRICE_INPUT_PER_MTOK / LLM_PRICE_OUTPUT_PER_MTOK.
+- **Cost**: tokens times LLM_PRICE_INPUT_PER_MTOK / LLM_PRICE_OUTPUT_PER_MTOK (`models.cost`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from agent.events import ContextMasked, Event, ModelCall
 from config import Settings
 from models.context_window import ContextWindow
+from models.cost import cost_usd
 from models.messages import message_text
 from tools.errors import ToolFailure
 from tools.workspace import Workspace
@@ -33,14 +34,10 @@ MASK_TARGET = 0.75
 """Masking brings a request down to this share of the threshold that set it off."""
 FIRST_LINE_CHARS = 200
 """Characters of an observation's first line kept in its stub."""
+__all__ = ["MASKED_KEY", "Fitted", "ObservationMasker", "RunBudget", "TokenMeter", "cost_usd", "reply_reserve"]
+
 MASKED_KEY = "masked_path"
 """`response_metadata` key of a masked tool message: where its full text is."""
-
-
-def cost_usd(settings: Settings, prompt_tokens: int, completion_tokens: int) -> float:
-    """USD of one call's tokens at the configured prices (0 when they are unknown)."""
-    cost = (prompt_tokens * settings.LLM_PRICE_INPUT_PER_MTOK + completion_tokens * settings.LLM_PRICE_OUTPUT_PER_MTOK)
-    return round(cost / 1_000_000, 8)
 
 
 def reply_reserve(settings: Settings, window: int) -> int:

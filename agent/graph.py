@@ -25,13 +25,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from agent.budget import cost_usd
 from agent.events import ErrorEvent, Event, IterationCap, ModelCall, TokenBudgetExhausted, ToolCall, ToolResult
 from agent.fitting import send_fitted
 from agent.prompts import CONCLUDE_REQUEST, FINAL_ANSWER_REQUEST
 from agent.state import AgentState, RunCancelled, RunContext
 from agent.text_tool_calls import TextToolCalls, find_text_tool_calls, tool_argument_names
 from models.client import LLMCallError
+from models.cost import cost_usd
 from models.messages import message_text
 from tools.executor import ToolOutcome, run_tool
 from tools.registry import ToolRegistry

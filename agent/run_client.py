@@ -11,10 +11,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from agent.budget import cost_usd
 from agent.events import Event, ModelCall, Retry
 from config import Settings
 from models import CallResult, ChatModels, EndpointMonitor, Failure, ModelClient, RequestGate
+from models.cost import cost_usd
 from models.messages import message_text
 
 HELPER_LABELS = {"rag_hint": "RAG hint call", "vision": "vision call"}
