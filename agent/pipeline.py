@@ -121,6 +121,9 @@ class Pipeline:
             elif parts.models is not None and parts.models.fixed is None:
                 parts.endpoint = EndpointMonitor(s)
                 status["llm"] = parts.endpoint.probe().detail
+                if parts.endpoint.state is None or not parts.endpoint.state.unreachable:
+                    window = WINDOWS.get(s)  # asked once here, not in the first question's time
+                    status["window"] = f"{window.tokens:,} tokens ({window.source})"
             else:
                 status["llm"] = f"ready ({_model_name(parts.llm, s)})"
             if parts.registry is None:

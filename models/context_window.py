@@ -35,9 +35,9 @@ class ContextWindow:
     source: WindowSource
 
 
-def _get_json(url: str, headers: dict[str, str], timeout: float) -> Any:
+def _get_json(client: httpx.Client, url: str) -> Any:
     try:
-        response = httpx.get(url, headers=headers, timeout=timeout, follow_redirects=False)
+        response = client.get(url)
     except httpx.HTTPError:
         return None
     if response.status_code != 200:
@@ -79,11 +79,12 @@ def probe_window(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> Contex
         return None  # OpenAI's own API publishes no window per model
     key = settings.OPENAI_API_KEY.get_secret_value() if settings.OPENAI_API_KEY else ""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    found = vllm_max_model_len(_get_json(f"{base}/models", headers, timeout), settings.MODEL_NAME)
-    if found:
-        return ContextWindow(found, "vllm_models")
-    root = base[: -len("/v1")] if base.endswith("/v1") else base
-    found = llamacpp_n_ctx(_get_json(f"{root}/props", headers, timeout))
+    with httpx.Client(headers=headers, timeout=timeout, follow_redirects=False) as client:  # one client, both asks
+        found = vllm_max_model_len(_get_json(client, f"{base}/models"), settings.MODEL_NAME)
+        if found:
+            return ContextWindow(found, "vllm_models")
+        root = base[: -len("/v1")] if base.endswith("/v1") else base
+        found = llamacpp_n_ctx(_get_json(client, f"{root}/props"))
     return ContextWindow(found, "llamacpp_props") if found else None
 
 
@@ -93,6 +94,8 @@ class ContextWindows:
     def __init__(self) -> None:
         self._known: dict[tuple[str, str], ContextWindow] = {}
         self._lock = threading.Lock()
+        self._probing = threading.Lock()
+        """Held while the server is asked: concurrent first runs wait for one answer instead of each asking."""
 
     @staticmethod
     def _key(settings: Settings) -> tuple[str, str]:
@@ -106,10 +109,15 @@ class ContextWindows:
         with self._lock:
             if key in self._known:
                 return self._known[key]
-        found = probe_window(settings) if probe else None
-        window = found or ContextWindow(DEFAULT_CONTEXT_TOKENS, "default")
-        with self._lock:
-            return self._known.setdefault(key, window)
+        if not probe:
+            return ContextWindow(DEFAULT_CONTEXT_TOKENS, "default")
+        with self._probing:
+            with self._lock:
+                if key in self._known:
+                    return self._known[key]
+            window = probe_window(settings) or ContextWindow(DEFAULT_CONTEXT_TOKENS, "default")
+            with self._lock:
+                return self._known.setdefault(key, window)
 
     def learn(self, settings: Settings, tokens: int) -> ContextWindow:
         """An overflow error named the window: remember it (a configured window stays as configured)."""
