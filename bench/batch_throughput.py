@@ -30,8 +30,9 @@ last task end). Modes, on the same tasks:
               x-ratelimit-* headers, no numbers in the 429, a Retry-After up to the window's length (when its
               oldest request leaves it): the limiter learns the ceiling from the first 429. Its least time for
               N requests is floor((N - 1) / requests) * window + latency (every window used to the last request,
-              from the first instant); also shown: the achieved rate over the ceiling's (requests per window / window).
-              Goal: >= 0.95, at most 2 rejections.
+              from the first instant: only as many workers as the window admits can reach it); also shown, and
+              the goal: the achieved rate over the ceiling's (requests per window / window) >= 0.95, with at most
+              2 rejections.
 """
 
 from __future__ import annotations
@@ -264,11 +265,13 @@ def main(argv: list[str] | None = None) -> int:
                   + (f" 429 waits={row['rejected_wait_s']}s rate/ceiling={row['rate_fraction']:.3f}"
                      if name == "window429" else ""), flush=True)
     ok = all(r["errors"] == 0 for r in rows) and all(
-        r["ceiling_ratio"] >= (0.9 if r["mode"] == "tpm" else 0.95) for r in rows if r["mode"] != "sequential") \
+        r["ceiling_ratio"] >= (0.9 if r["mode"] == "tpm" else 0.95) for r in rows
+        if r["mode"] not in ("sequential", "window429")) \
+        and all(r["rate_fraction"] >= 0.95 for r in rows if r["mode"] == "window429") \
         and all(r["token_429s"] == 0 and r["max_60s_tokens"] <= args.tpm for r in rows if r["mode"] == "tpm") \
         and all(r["429s"] <= 2 for r in rows if r["mode"] == "window429")
-    print("goal (concurrent modes >= 0.95 of the ceiling; tpm >= 0.9, never over its cap in any 60 s; window429 at "
-          "most 2 rejections; no task failed):", "met" if ok else "NOT met")
+    print("goal (concurrent modes >= 0.95 of the ceiling; tpm >= 0.9, never over its cap in any 60 s; window429 "
+          ">= 0.95 of the ceiling's rate with at most 2 rejections; no task failed):", "met" if ok else "NOT met")
     return 0 if ok else 1
 
 
