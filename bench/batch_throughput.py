@@ -217,7 +217,8 @@ def run_mode(name: str, *, plans: list[TaskPlan], rpm: float, tpm: float, latenc
             "ceiling_ratio": round(minimum / elapsed, 3) if elapsed else 0.0,
             "limiter_wait_s": ceiling.get("limiter_wait_s"), "tail_s": ceiling.get("tail_s"),
             "correct": result.summary["correct"], "errors": result.summary["errors"], "tasks": len(plans),
-            "rejected_wait_s": result.summary["meta"].get("rate_limited_wait_s"), "rate_fraction": rate_fraction}
+            "rejected_wait_s": result.summary["meta"].get("rate_limited_wait_s"), "rate_fraction": rate_fraction,
+            "learnt": ceiling.get("learnt_window")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"correct={row['correct']}/{row['tasks']} errors={row['errors']}"
                   + (f" max tokens/60s={row['max_60s_tokens']} token 429s={row['token_429s']}"
                      if name == "tpm" else "")
-                  + (f" 429 waits={row['rejected_wait_s']}s rate/ceiling={row['rate_fraction']:.3f}"
+                  + (f" 429 waits={row['rejected_wait_s']}s rate/ceiling={row['rate_fraction']:.3f} "
+                     f"learnt={row['learnt']}"
                      if name == "window429" else ""), flush=True)
     ok = all(r["errors"] == 0 for r in rows) and all(
         r["ceiling_ratio"] >= (0.9 if r["mode"] == "tpm" else 0.95) for r in rows

@@ -232,7 +232,9 @@ class RateLimiter:
             return LimiterStats(self._admitted, self._n_success, self._n_limited, round(self._waited, 3),
                                 round(self._interval, 4), self.known_rpm, self._pacing,
                                 round(rpm, 3) if rpm else None, round(tpm, 1) if tpm else None, self._tokens_used,
-                                round(span, 3), None if tail is None else round(tail, 3), round(self._rejected_wait, 3))
+                                round(span, 3), None if tail is None else round(tail, 3), round(self._rejected_wait, 3),
+                                None if self._log is None else
+                                f"{self._log.limit.requests} per {self._log.span_s:.2f} s")
 
     # -- internals --------------------------------------------------------------------------------
     def _learn_window(self, ticket: Ticket, now: float, retry_after: float | None) -> bool:

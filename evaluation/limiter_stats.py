@@ -32,8 +32,10 @@ class LimiterStats:
     """From the last model answer to the end."""
     rejected_wait_s: float = 0.0
     """Seconds of pause the 429s imposed (their Retry-After, or the default backoff), summed."""
+    learnt_window: str | None = None
+    """The request ceiling learnt from 429s ('10 per 5.04 s'), if one was."""
 
-    def ceiling(self) -> dict[str, float | None]:
+    def ceiling(self) -> dict[str, float | str | None]:
         """Achieved fraction of the request and token ceilings over `span_s` (None when a ceiling is unknown)."""
         def fraction(used: float, per_minute: float | None) -> float | None:
             if not per_minute or self.span_s <= 0:
@@ -43,4 +45,5 @@ class LimiterStats:
         return {"requests_fraction": fraction(self.successes, self.requests_per_minute),
                 "tokens_fraction": fraction(self.tokens, self.tokens_per_minute),
                 "limiter_wait_s": self.waited_s, "tail_s": self.tail_s, "span_s": self.span_s,
-                "rate_limited": self.rate_limited, "rate_limited_wait_s": self.rejected_wait_s}
+                "rate_limited": self.rate_limited, "rate_limited_wait_s": self.rejected_wait_s,
+                "learnt_window": self.learnt_window}
