@@ -46,6 +46,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                     iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
                                            maximum=iteration_ceiling(settings), elem_id="batch-max-iterations",
                                            label="Max iterations per task (kept in the run's run.json)")
+                    # A State mirror: the /evaluate and /resume API signatures stay as they were.
+                    iterations_state = gr.State(None)
                 if on_space():
                     gr.LoginButton()
                 # On a Space the scoring API gets the signed-in username, never a typed one.
@@ -145,10 +147,11 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     run_lists = [run_a, run_b, resume_pick]
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    run_btn.click(evaluate, [*form, iterations], outputs, api_name="evaluate", concurrency_id="batch",
+    iterations.change(lambda value: value, iterations, iterations_state, api_visibility="private", queue=False)
+    run_btn.click(evaluate, [*form, iterations_state], outputs, api_name="evaluate", concurrency_id="batch",
                   concurrency_limit=batch_limit, show_progress_on=[progress_box]
                   ).then(runs, [control, session], run_lists, api_visibility="private")
-    resume_btn.click(resume, [*form, resume_pick, iterations], outputs, api_name="resume", concurrency_id="batch",
+    resume_btn.click(resume, [*form, resume_pick, iterations_state], outputs, api_name="resume", concurrency_id="batch",
                      concurrency_limit=batch_limit, show_progress_on=[progress_box]
                      ).then(runs, [control, session], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)

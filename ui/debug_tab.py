@@ -38,6 +38,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                         max_iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
                                                    maximum=iteration_ceiling(settings), elem_id="max-iterations",
                                                    label="Max iterations (this question)")
+                        iterations_state = gr.State(None)  # its mirror: the /ask API signature stays as it was
                         task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
                 with gr.Row():
                     ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
@@ -65,8 +66,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             verdict = gr.Markdown(elem_id="verdict", label="Verdict")
             trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1, elem_id="trace-download")
 
-    def ask(question, file, picked_task, use_rag, iterations, control_state, visitor: Session,
-            profile: gr.OAuthProfile | None):
+    def ask(question, file, picked_task, use_rag, control_state, visitor: Session, iterations=None,
+            profile: gr.OAuthProfile | None = None):
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield [gr.ChatMessage(role="assistant", content=refused)], "", refused, None
             return
@@ -116,7 +117,9 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     upload.change(attachment_line, [upload, task], attached, api_visibility="private", queue=False)
     # A new run clears the side output of the last one (preview or lookup of another question).
     ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
-    ask_btn.click(ask, [question, upload, task, use_rag, max_iterations, control, session],
+    max_iterations.change(lambda value: value, max_iterations, iterations_state, api_visibility="private",
+                          queue=False)
+    ask_btn.click(ask, [question, upload, task, use_rag, control, session, iterations_state],
                   [trace, answer, verdict, trace_file],
                   api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.
