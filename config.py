@@ -60,6 +60,37 @@ class Settings(BaseSettings):
     LLM_TOOL_CHOICE: str = Field("auto", description="`tool_choice` sent whenever tools are bound (auto, required, none); some servers drop tools without it.")
     LLM_MAX_TOKENS: int = Field(8192, ge=16, description="Completion limit sent with every request (max_tokens); generous for reasoning models.")
 
+    # --- budgets: the model's window, tokens and cost per task and per run ------------------------
+    LLM_CONTEXT_TOKENS: int = Field(
+        0, ge=0,
+        description="The model's context window in tokens (0 = learn it: vLLM's /v1/models max_model_len, llama.cpp's "
+                    "/props n_ctx, or the limit an overflow error states; else 128000). Every request leaves room for "
+                    "LLM_MAX_TOKENS.",
+    )
+    CONTEXT_MASK_RATIO: float = Field(
+        0.6, gt=0, le=1,
+        description="Share of the window past which the oldest tool observations are masked (replaced by their first "
+                    "line and the read_file call that reads them whole).",
+    )
+    MAX_TOKENS_PER_TASK: int = Field(
+        0, ge=0,
+        description="Prompt + completion tokens one task may spend over all its model calls (0 = no limit); once "
+                    "passed, no further tool call is made and one best-effort answer is asked for.",
+    )
+    LLM_PRICE_INPUT_PER_MTOK: float = Field(
+        0, ge=0,
+        description="USD per million prompt tokens (0 = unknown): cost per model call, task and run.",
+    )
+    LLM_PRICE_OUTPUT_PER_MTOK: float = Field(
+        0, ge=0,
+        description="USD per million completion tokens (0 = unknown).",
+    )
+    BATCH_MAX_COST_USD: float = Field(
+        0, ge=0,
+        description="Cost at which a batch run starts no new task (0 = no cap); earlier resumes of the run count; "
+                    "`--max-cost-usd` sets it for one invocation.",
+    )
+
     # --- tools ------------------------------------------------------------------------------
     SEARCH_PROVIDERS: str = Field("duckduckgo,tavily,searxng,wikipedia", description="web_search providers in failover order.")
     SEARCH_MAX_RESULTS: int = Field(5, ge=1, le=20, description="Results per web_search call.")

@@ -3,6 +3,7 @@
     python -m agent "What is 2**10 + 7?"                    # prints the final answer
     python -m agent --file report.xlsx --trace "question"   # also prints the step-by-step trace (stderr)
     python -m agent --json "question"                        # one JSON object: answer, source, steps, tokens, timings, trace
+    python -m agent --max-iterations 40 "question"          # more assistant turns for this question (MAX_ITERATIONS)
 
 Exit status: 0 answered, 1 the run failed (e.g. the model could not be reached), 2 bad usage or
 configuration (e.g. no model configured and the knowledge base did not answer).
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 
 from agent.events import (
     AnswerExtracted,
+    ContextMasked,
     ErrorEvent,
     Event,
     IterationCap,
@@ -26,6 +28,7 @@ from agent.events import (
     Retry,
     RouteDecided,
     Solution,
+    TokenBudgetExhausted,
     ToolCall,
     ToolResult,
 )
@@ -43,12 +46,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", action="store_true", help="print each step as it happens (to stderr)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with answer, trace and figures")
     parser.add_argument("--no-rag", action="store_true", help="skip the knowledge-base lookup")
+    parser.add_argument("--max-iterations", type=int, metavar="N",
+                        help="assistant turns for this question (default MAX_ITERATIONS)")
     args = parser.parse_args(argv)
 
     try:
         settings = get_settings()
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
+        return 2
+    if args.max_iterations is not None and args.max_iterations < 1:
+        print(f"error: --max-iterations must be at least 1, not {args.max_iterations}", file=sys.stderr)
         return 2
     if args.file and not Path(args.file).expanduser().is_file():
         print(f"error: --file {args.file}: no such file", file=sys.stderr)
@@ -58,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
 
     pipeline = Pipeline(settings)
     events: list[Event] = []
-    for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag, confine=False):
+    for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag, confine=False,
+                                 max_iterations=args.max_iterations):
         events.append(event)
         if args.trace:
             print(format_event(event), file=sys.stderr, flush=True)
@@ -95,6 +104,8 @@ def summary(solution: Solution) -> dict[str, Any]:
                     "tools_s": round(tools_s, 4), "rag_s": round(rag_s, 4), "retry_wait_s": round(retry_s, 4)},
         "retries": solution.retries,
         "hit_iteration_cap": solution.hit_iteration_cap,
+        "budget_exhausted": solution.budget_exhausted,
+        "cost_usd": solution.cost_usd,
         "error": solution.error,
         "trace": [e.to_dict() for e in solution.events],
     }
@@ -124,6 +135,12 @@ def format_event(event: Event) -> str:
         return f"{t} result   {event.name} {status} in {event.duration_s:.2f}s: {_brief(event.output, 200)}"
     if isinstance(event, IterationCap):
         return f"{t} cap      MAX_ITERATIONS reached after {event.iterations} steps; asking for the best answer"
+    if isinstance(event, TokenBudgetExhausted):
+        return (f"{t} budget   {event.tokens_used:,} tokens used of MAX_TOKENS_PER_TASK={event.limit:,}; "
+                "asking for the best answer")
+    if isinstance(event, ContextMasked):
+        return (f"{t} masked   {event.masked} old observation(s): ~{event.tokens_before:,} -> ~{event.tokens_after:,} "
+                f"tokens (window {event.window:,}, {event.window_source})")
     if isinstance(event, AnswerExtracted):
         return f"{t} answer   {event.answer!r} (by {event.method})"
     if isinstance(event, ErrorEvent):

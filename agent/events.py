@@ -88,6 +88,8 @@ class ModelCall(Event):
     """Tool schemas sent with the request."""
     tool_choice: str | None = None
     """The `tool_choice` sent with them (LLM_TOOL_CHOICE); None when no tools were offered."""
+    cost_usd: float = 0.0
+    """Its tokens times LLM_PRICE_INPUT_PER_MTOK / LLM_PRICE_OUTPUT_PER_MTOK (0 when the prices are unknown)."""
 
 
 @dataclass(kw_only=True)
@@ -141,6 +143,37 @@ class IterationCap(Event):
 
 
 @dataclass(kw_only=True)
+class ContextMasked(Event):
+    """The oldest tool observations were replaced by stubs (first line + the read_file call) to fit the window."""
+
+    kind: Literal["context_masked"] = field(default="context_masked", init=False)
+    masked: int
+    """Observations masked in this step."""
+    total_masked: int
+    """Observations masked so far in the run."""
+    tokens_before: int
+    """Estimated prompt tokens of the request before this step."""
+    tokens_after: int
+    window: int
+    """The model's context window in tokens."""
+    window_source: str = "default"
+    """Where the window came from: configured, vllm_models, llamacpp_props, overflow_error, default."""
+    reason: Literal["ratio", "overflow"] = "ratio"
+    """'ratio': the request passed CONTEXT_MASK_RATIO of the window; 'overflow': the server refused it as too long."""
+    paths: list[str] = field(default_factory=list)
+    """Where the masked observations are kept in full (readable with read_file)."""
+
+
+@dataclass(kw_only=True)
+class TokenBudgetExhausted(Event):
+    """MAX_TOKENS_PER_TASK passed: no further tool call; a last tool-less call asks for the best answer."""
+
+    kind: Literal["token_budget"] = field(default="token_budget", init=False)
+    tokens_used: int
+    limit: int
+
+
+@dataclass(kw_only=True)
 class HistoryTrimmed(Event):
     """Older chat turns were left out of the request (CHAT_HISTORY_MAX_TURNS / CHAT_HISTORY_MAX_CHARS)."""
 
@@ -171,16 +204,19 @@ class ErrorEvent(Event):
     kind: Literal["error"] = field(default="error", init=False)
     stage: ErrorStage
     message: str
+    permanent: bool = False
+    """Sending the same request again cannot succeed (a refused request, an unfixable overflow, the same server
+    error twice): a batch does not re-run the task."""
 
 
 TraceEvent = (RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | HistoryTrimmed
-              | AnswerExtracted | ErrorEvent)
+              | AnswerExtracted | ErrorEvent | ContextMasked | TokenBudgetExhausted)
 """Every event a run can yield: a union discriminated by `kind`, so renderers can `match` on the type."""
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__dataclass_fields__["kind"].default: cls  # type: ignore[misc]
     for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, HistoryTrimmed,
-                AnswerExtracted, ErrorEvent)
+                AnswerExtracted, ErrorEvent, ContextMasked, TokenBudgetExhausted)
 }
 
 
@@ -212,6 +248,12 @@ class Solution:
     answer_truncated: bool = False
     """The answer comes from a reply cut at the length limit (it may be incomplete)."""
     raw_final: str = ""
+    budget_exhausted: bool = False
+    """MAX_TOKENS_PER_TASK was passed: the answer is the best-effort one asked for then."""
+    cost_usd: float = 0.0
+    """Sum of the model calls' cost_usd."""
+    error_permanent: bool = False
+    """The error cannot be fixed by asking again (see ErrorEvent.permanent)."""
     events: list[Event] = field(default_factory=list)
 
     @property
@@ -242,6 +284,7 @@ class Solution:
             elif isinstance(ev, ModelCall):
                 sol.prompt_tokens += ev.prompt_tokens
                 sol.completion_tokens += ev.completion_tokens
+                sol.cost_usd = round(sol.cost_usd + ev.cost_usd, 8)
                 if not ev.final and ev.purpose == "agent":
                     sol.steps += 1
             elif isinstance(ev, Retry):
@@ -251,10 +294,13 @@ class Solution:
                     sol.tools_used.append(ev.name)
             elif isinstance(ev, IterationCap):
                 sol.hit_iteration_cap = True
+            elif isinstance(ev, TokenBudgetExhausted):
+                sol.budget_exhausted = True
             elif isinstance(ev, AnswerExtracted):
                 sol.answer, sol.raw_final, sol.answer_truncated = ev.answer, ev.raw, ev.truncated
             elif isinstance(ev, ErrorEvent):
                 sol.error = ev.message if sol.error is None else f"{sol.error}; {ev.message}"
+                sol.error_permanent = sol.error_permanent or ev.permanent
         if events:
             sol.elapsed_s = events[-1].elapsed_s
         return sol

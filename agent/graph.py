@@ -1,8 +1,11 @@
-"""The LangGraph loop: assistant ⇄ tools, capped at MAX_ITERATIONS, then one best-effort answer.
+"""The LangGraph loop: assistant ⇄ tools, capped at the run's iterations and tokens, then one best-effort answer.
 
     START → assistant ─(tool calls)→ tools → assistant …
                      ├─(no tool calls, or the model failed)→ END
-                     └─(tool calls at the cap)→ final_answer → END
+                     └─(tool calls at the cap, or MAX_TOKENS_PER_TASK passed)→ final_answer → END
+
+Every request is fitted to the model's window first (`agent.budget`: the oldest observations are masked);
+a request the server still refuses as too long is masked harder and sent once more.
 
 Nodes hand typed trace events to `RunContext.emit` the moment they happen, so the caller sees every
 model call, retry, tool call and result live (the pipeline runs the graph in a worker thread and
@@ -22,11 +25,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from agent.events import ErrorEvent, Event, IterationCap, ModelCall, ToolCall, ToolResult
+from agent.events import ErrorEvent, Event, IterationCap, ModelCall, TokenBudgetExhausted, ToolCall, ToolResult
+from agent.fitting import send_fitted
 from agent.prompts import CONCLUDE_REQUEST, FINAL_ANSWER_REQUEST
 from agent.state import AgentState, RunCancelled, RunContext
 from agent.text_tool_calls import TextToolCalls, find_text_tool_calls, tool_argument_names
 from models.client import LLMCallError
+from models.cost import cost_usd
 from models.messages import message_text
 from tools.executor import ToolOutcome, run_tool
 from tools.registry import ToolRegistry
@@ -48,9 +53,12 @@ def build_graph(registry: ToolRegistry, *, raise_internal_errors: bool = False,
     def assistant(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, emit = _begin(runtime)
         iteration = state.get("iterations", 0) + 1
+        if ctx.limits.meter.exhausted:  # a tool's own model calls (vision) spent the rest: no further step
+            return {"budget_exhausted": True}
         update = _model_turn(ctx, emit, list(state["messages"]), iteration, tools=registry.tools, arg_names=arg_names)
         if _cut_short(update) and not state.get("conclude_asked"):
-            update = _conclude(ctx, emit, list(state["messages"]), update, iteration)
+            update = _conclude(ctx, emit, _merged(list(state["messages"]), update), update, iteration)
+        update["budget_exhausted"] = ctx.limits.meter.exhausted
         return update
 
     def tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -61,20 +69,27 @@ def build_graph(registry: ToolRegistry, *, raise_internal_errors: bool = False,
 
     def final_answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, emit = _begin(runtime)
-        emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=state.get("iterations", 0)))
+        if state.get("budget_exhausted"):
+            meter = ctx.limits.meter
+            emit(TokenBudgetExhausted(elapsed_s=ctx.elapsed(), tokens_used=meter.used, limit=meter.limit))
+        else:
+            emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=state.get("iterations", 0)))
         request = HumanMessage(content=FINAL_ANSWER_REQUEST)
         messages = _without_dangling_calls(list(state["messages"])) + [request]
         update = _model_turn(ctx, emit, messages, state.get("iterations", 0), final=True)
-        update["messages"] = [request] + update.get("messages", [])
+        replaced = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
+        update["messages"] = replaced + [request] + [m for m in update.get("messages", []) if m not in replaced]
         return update
 
     def should_continue(state: AgentState, runtime: Runtime[RunContext]) -> str:
         if state.get("error"):
             return END
         last = state["messages"][-1]
+        if state.get("budget_exhausted") and not isinstance(last, AIMessage):
+            return "final_answer"  # the budget ran out between a tool result and the next step
         if not isinstance(last, AIMessage) or not (last.tool_calls or last.invalid_tool_calls):
             return END
-        if state.get("iterations", 0) >= runtime.context.settings.MAX_ITERATIONS:
+        if state.get("budget_exhausted") or state.get("iterations", 0) >= runtime.context.limits.max_iterations:
             return "final_answer"
         return "tools"
 
@@ -104,18 +119,19 @@ def recursion_limit(max_iterations: int) -> int:
 def _model_turn(ctx: RunContext, emit: Callable[[Event], None], messages: list[BaseMessage], iteration: int, *,
                 final: bool = False, tools: list[Any] | None = None,
                 arg_names: dict[str, frozenset[str]] | None = None) -> dict[str, Any]:
-    try:
-        result = ctx.client.request(messages, purpose="final" if final else "agent", tools=tools or ())
-    except LLMCallError as exc:
-        emit(ErrorEvent(elapsed_s=ctx.elapsed(), stage="model", message=str(exc)))
-        return {"error": str(exc), "iterations": iteration}
+    sent = send_fitted(ctx, emit, messages, purpose="final" if final else "agent", tools=tools or ())
+    if isinstance(sent.outcome, LLMCallError):
+        exc = sent.outcome
+        emit(ErrorEvent(elapsed_s=ctx.elapsed(), stage="model", message=str(exc), permanent=exc.permanent))
+        return {"error": str(exc), "iterations": iteration, "messages": sent.replaced}
+    result = sent.outcome
     msg, text_form = result.message, False
     if tools and not msg.tool_calls and not msg.invalid_tool_calls:
         found = find_text_tool_calls(message_text(msg), arg_names or {})
         if found is not None:
             msg, text_form = _as_tool_calls(msg, found), True
     offered = len(tools or [])
-    emit(ModelCall(elapsed_s=ctx.elapsed(), iteration=iteration, model=result.model_name or ctx.settings.MODEL_NAME,
+    call = ModelCall(elapsed_s=ctx.elapsed(), iteration=iteration, model=result.model_name or ctx.settings.MODEL_NAME,
                    latency_s=round(result.latency_s, 4), prompt_tokens=result.prompt_tokens,
                    completion_tokens=result.completion_tokens, content=message_text(msg),
                    tool_calls=[{"id": c.get("id"), "name": c["name"], "args": c["args"]}
@@ -124,8 +140,17 @@ def _model_turn(ctx: RunContext, emit: Callable[[Event], None], messages: list[B
                       for c in msg.invalid_tool_calls],
                    final=final, finish_reason=result.finish_reason, truncated=result.truncated,
                    usage_reported=result.usage_reported, tools_offered=offered,
-                   tool_choice=ctx.settings.LLM_TOOL_CHOICE if offered else None))
-    return {"messages": [msg], "iterations": iteration}
+                   tool_choice=ctx.settings.LLM_TOOL_CHOICE if offered else None,
+                   cost_usd=cost_usd(ctx.settings, result.prompt_tokens, result.completion_tokens))
+    ctx.limits.meter.observe(call)  # the loop's own calls; helper calls are counted where the pipeline routes them
+    emit(call)
+    return {"messages": [*sent.replaced, msg], "iterations": iteration}
+
+
+def _merged(messages: list[BaseMessage], update: dict[str, Any]) -> list[BaseMessage]:
+    """`messages` with the tool messages `update` replaced (masked) put in place, matched by id."""
+    new = {m.id: m for m in update.get("messages", []) if isinstance(m, ToolMessage) and m.id}
+    return [new.get(m.id, m) if m.id else m for m in messages]
 
 
 def _cut_short(update: dict[str, Any]) -> bool:
@@ -146,7 +171,8 @@ def _conclude(ctx: RunContext, emit: Callable[[Event], None], messages: list[Bas
                      response_metadata=cut_msg.response_metadata)
     request = HumanMessage(content=CONCLUDE_REQUEST)
     update = _model_turn(ctx, emit, [*messages, kept, request], iteration, final=True)
-    update["messages"] = [kept, request, *update.get("messages", [])]
+    earlier = [m for m in cut["messages"] if isinstance(m, ToolMessage)]  # masked before the cut reply
+    update["messages"] = [*earlier, kept, request, *update.get("messages", [])]
     update["conclude_asked"] = True
     return update
 

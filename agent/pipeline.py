@@ -25,6 +25,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 import rag
 from agent.answer import answer_from_messages
+from agent.budget import RunBudget, TokenMeter
 from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
 from agent.graph import build_graph, recursion_limit
 from agent.limits import question_too_long, trim_history
@@ -35,6 +36,7 @@ from agent.state import AgentState, RunContext
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from config import Settings, get_settings, redact
 from models import ChatModels, EndpointMonitor, OpenGate, RequestGate, separate_vision_endpoint
+from models.context_window import WINDOWS
 from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
@@ -59,6 +61,10 @@ class _Request:
     use_rag: bool
     confine: bool
     readable: tuple[Path, ...]
+    max_iterations: int | None = None
+    """This run's iteration cap (None: MAX_ITERATIONS)."""
+    spent_tokens: int = 0
+    """Tokens earlier attempts at the same task spent (they count against MAX_TOKENS_PER_TASK)."""
 
 
 @dataclass
@@ -121,6 +127,9 @@ class Pipeline:
                 if s.vision_model and separate_vision_endpoint(s):  # the header shows both endpoints
                     parts.vision_endpoint = EndpointMonitor(s, role="vision")
                     status["vision"] = f"{parts.vision_endpoint.probe().detail} (own endpoint)"
+                if parts.endpoint.state is None or not parts.endpoint.state.unreachable:
+                    window = WINDOWS.get(s)  # asked once here, not in the first question's time
+                    status["window"] = f"{window.tokens:,} tokens ({window.source})"
             else:
                 status["llm"] = f"ready ({_model_name(parts.llm, s)})"
             kb_error = None
@@ -173,13 +182,15 @@ class Pipeline:
     # -- running ----------------------------------------------------------------------------------
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
                history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
-               readable: Sequence[str | Path] = ()) -> Iterator[Event]:
+               readable: Sequence[str | Path] = (), max_iterations: int | None = None) -> Iterator[Event]:
         """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent.
 
         `confine` limits file tools to the attachment, `readable` (e.g. the app session's uploads) and the
-        run's own workspace; the CLIs, run by the machine's owner, pass `confine=False`.
+        run's own workspace; the CLIs, run by the machine's owner, pass `confine=False`. `max_iterations`
+        overrides MAX_ITERATIONS for this run.
         """
-        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable))
+        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
+                           max_iterations)
         return self._events(request, live=True)
 
     def _events(self, request: _Request, *, live: bool) -> Iterator[Event]:
@@ -194,9 +205,14 @@ class Pipeline:
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
               history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
-              readable: Sequence[str | Path] = ()) -> Solution:
-        """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`."""
-        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable))
+              readable: Sequence[str | Path] = (), max_iterations: int | None = None,
+              spent_tokens: int = 0) -> Solution:
+        """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`.
+
+        `spent_tokens`: what earlier attempts at the same task spent (a batch's retry of a failed task).
+        """
+        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
+                           max_iterations, spent_tokens)
         events = list(self._events(request, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
         return Solution.from_events(question, events, task_id=task_id, file_path=path)
@@ -223,7 +239,10 @@ class Pipeline:
                   if parts.models is not None else None)
         decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
                           active_tools=parts.registry.names, use_rag=use_rag, started=started, client=client)
-        yield from trace.drain()
+        meter = TokenMeter(s.MAX_TOKENS_PER_TASK, request.spent_tokens)  # every call: RAG hints, loop, tools' calls
+        for event in trace.drain():
+            meter.observe(event)
+            yield event
         yield from decision.events
 
         if decision.route == "rag":
@@ -246,10 +265,17 @@ class Pipeline:
         tool_context = ToolContext(attachments=(Path(decision.file_route.path),) if decision.file_route else (),
                                    task_id=task_id, workspace=workspace, readable=request.readable,
                                    confined=request.confine, model=client)
-        trace.sink = inbox.put
-        ctx = RunContext(settings=s, client=client, tools=tool_context, started=started, emit=inbox.put)
+
+        def counted(event: Event) -> None:  # tools' model calls (vision) count against the run's tokens too
+            meter.observe(event)
+            inbox.put(event)
+
+        trace.sink = counted
+        window = WINDOWS.get(s, probe=parts.endpoint is not None)  # a scripted in-process model has no server
+        budget = RunBudget.for_run(s, window, workspace, request.max_iterations, meter)
+        ctx = RunContext(settings=s, client=client, tools=tool_context, started=started, emit=inbox.put, budget=budget)
         graph = parts.graph
-        config: RunnableConfig = {"recursion_limit": recursion_limit(s.MAX_ITERATIONS)}
+        config: RunnableConfig = {"recursion_limit": recursion_limit(budget.max_iterations)}
 
         def drive() -> None:
             try:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from agent.events import Event, ModelCall, Retry
 from config import Settings
 from models import CallResult, ChatModels, EndpointMonitor, Failure, ModelClient, RequestGate
+from models.cost import cost_usd
 from models.messages import message_text
 
 HELPER_LABELS = {"rag_hint": "RAG hint call", "vision": "vision call"}
@@ -63,7 +64,8 @@ def run_client(settings: Settings, models: ChatModels, gate: RequestGate, endpoi
                               completion_tokens=result.completion_tokens,
                               content=message_text(result.message)[:2000], purpose=purpose,
                               finish_reason=result.finish_reason, truncated=result.truncated,
-                              usage_reported=result.usage_reported))
+                              usage_reported=result.usage_reported,
+                              cost_usd=cost_usd(settings, result.prompt_tokens, result.completion_tokens)))
 
     def on_retry(attempt: int, delay: float, failure: Failure, purpose: str) -> None:
         label = "" if purpose in ("agent", "final") else HELPER_LABELS.get(purpose, f"{purpose} call") + ": "

@@ -11,8 +11,10 @@ from typing import Annotated, TypedDict
 from langchain_core.messages import BaseMessage
 from langgraph.graph.message import add_messages
 
+from agent.budget import RunBudget
 from agent.events import Event
 from config import Settings
+from models.context_window import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from models.model_client import ModelClient
 from tools.context import ToolContext
 
@@ -28,6 +30,8 @@ class AgentState(TypedDict, total=False):
     """Set when the model could not be reached after retries; the loop then ends."""
     conclude_asked: bool
     """True once a reply cut at the length limit was answered with a request to conclude (asked once a run)."""
+    budget_exhausted: bool
+    """True once the run's model calls passed MAX_TOKENS_PER_TASK: no further tool call, one best-effort answer."""
 
 
 @dataclass
@@ -45,6 +49,19 @@ class RunContext:
     """Where nodes send trace events the moment they happen (the pipeline's queue)."""
     cancelled: threading.Event = field(default_factory=threading.Event)
     """Set when the caller stopped listening; the next node ends the run instead of calling the model."""
+    budget: RunBudget | None = None
+    """Iteration cap, window, masking and token meter of the run (None: MAX_ITERATIONS and the default window)."""
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            window = ContextWindow(self.settings.LLM_CONTEXT_TOKENS or DEFAULT_CONTEXT_TOKENS, "default")
+            self.budget = RunBudget.for_run(self.settings, window, self.tools.workspace)
+
+    @property
+    def limits(self) -> RunBudget:
+        """The run's budget (always set after construction)."""
+        assert self.budget is not None
+        return self.budget
 
     def elapsed(self) -> float:
         """Seconds since the run started."""

@@ -2,6 +2,7 @@
 
     python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
         [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag] [--scorer NAME]
+        [--max-iterations N] [--max-cost-usd USD]
     python -m evaluation compare RUN_A RUN_B
     python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
 
@@ -60,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-rag", action="store_true", help="do not consult the knowledge base")
     run.add_argument("--scorer", choices=list(SCORERS),
                      help="how answers are scored (default: official; with --resume: the run folder's own)")
+    run.add_argument("--max-iterations", type=_positive, metavar="N",
+                     help="assistant turns per task for this run (default MAX_ITERATIONS; kept in run.json)")
+    run.add_argument("--max-cost-usd", type=_non_negative, metavar="USD",
+                     help="start no new task once the run (its earlier resumes included) cost this much "
+                          "(default BATCH_MAX_COST_USD; 0 = no cap)")
 
     cmp = sub.add_parser("compare", help="fixed / regressed / unchanged tasks and accuracy per level of two runs")
     cmp.add_argument("run_a", type=Path)
@@ -131,7 +137,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
-                       use_rag=not args.no_rag, scorer=args.scorer)
+                       use_rag=not args.no_rag, scorer=args.scorer, max_iterations=args.max_iterations,
+                       max_cost_usd=args.max_cost_usd)
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))
@@ -148,8 +155,13 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  level {level}: {acc} ({m.get('correct', 0)}/{m.get('scored', m.get('total', 0))})")
     for problem in result.submission_problems:
         print(f"submission check: {problem}", file=sys.stderr)
+    cost = s["meta"].get("cost_usd")
+    if cost is not None:
+        print(f"cost: ${cost:.4f} for the run so far ({s['cost_usd']['total']:.4f} over its recorded tasks)")
     print(f"output: {result.output_dir}")
     if result.stopped:
+        if reason := s["meta"].get("stopped_reason"):
+            print(reason)
         print(f"stopped with {s['meta'].get('remaining')} task(s) left: finish with "
               f"python -m evaluation run --resume --output-dir {result.output_dir} (its run.json keeps the selection)")
         return 130

@@ -59,14 +59,19 @@ class Bucket:
     def ready_at(self, cost: float, now: float) -> float:
         """When `cost` fits: now, or when the refill will have covered it.
 
-        A request larger than the assumed capacity proves the provider's burst is at least that large:
-        the capacity grows to it (and the level may then refill up to it).
+        A request larger than the whole capacity goes once the budget is full (the window empty: providers
+        admit it then, and the level runs negative by the excess); waiting for more would wait forever
+        whenever the provider's headers keep the capacity at its announced size.
         """
         if not self.known:
             return now
         self._refill(now)
-        self.capacity = max(self.capacity, cost)
-        return now if self.level >= cost else now + (cost - self.level) / self.refill_rate
+        need = min(cost, self.capacity)
+        return now if self.level >= need - 1e-9 else now + (need - self.level) / self.refill_rate
+
+    def oversized(self, cost: float) -> bool:
+        """True when `cost` is more than the budget holds at once."""
+        return self.known and cost > self.capacity
 
     def take(self, cost: float, now: float) -> None:
         """Spend `cost` (the level may dip below zero by what a large request exceeds the capacity)."""
@@ -127,6 +132,11 @@ class Tickets:
         """(requests, tokens) reserved by admissions after `ticket`."""
         later = [t for t in self._items if t.seq > ticket.seq]
         return sum(t.requests for t in later), sum(t.tokens for t in later)
+
+    def starts_before(self, ticket: Ticket, *, later_too: bool = False) -> list[float]:
+        """Start times of the admissions before `ticket` (and after it, with `later_too`), refused ones left out."""
+        return [t.at for t in self._items if (t.seq < ticket.seq or (later_too and t.seq > ticket.seq))
+                and t.requests > 0]
 
     def forget(self, ticket: Ticket) -> None:
         """A refused request: the provider never counted it."""

@@ -57,6 +57,12 @@ class Comparison:
     only_in_b: list[str] = field(default_factory=list)
     levels: dict[str, LevelDelta] = field(default_factory=dict)
     skipped_lines: int = 0
+    a_cost_usd: float = 0.0
+    """What run A's recorded tasks cost (their `cost_usd`; 0 when the prices were unknown)."""
+    b_cost_usd: float = 0.0
+    a_tokens: int = 0
+    """Prompt + completion tokens of run A's recorded tasks."""
+    b_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (accuracies included)."""
@@ -73,6 +79,8 @@ class Comparison:
         lines = ["# Run comparison", "", f"- A: `{self.run_a}`", f"- B: `{self.run_b}`",
                  f"- fixed {len(self.fixed)}, regressed {len(self.regressed)}, unchanged {len(self.unchanged)} "
                  f"({self.unchanged_correct} correct in both); only in A {len(self.only_in_a)}, only in B {len(self.only_in_b)}",
+                 f"- cost: A ${self.a_cost_usd:.4f} ({self.a_tokens:,} tokens), "
+                 f"B ${self.b_cost_usd:.4f} ({self.b_tokens:,} tokens)",
                  "", "| Level | A | B | Delta |", "|---|---:|---:|---:|"]
         for name, d in self.levels.items():
             lines.append(f"| {name} | {pct(d.a_accuracy)} ({d.a_correct}/{d.a_scored}) "
@@ -112,6 +120,13 @@ def _level_counts(rows: dict[str, dict[str, Any]]) -> dict[str, tuple[int, int]]
     return counts
 
 
+def _spent(rows: dict[str, dict[str, Any]]) -> tuple[float, int]:
+    """(cost in USD, tokens) of a run's recorded tasks; rows from before costs were recorded count 0."""
+    cost = sum(float(r.get("cost_usd") or 0.0) for r in rows.values())
+    tokens = sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in rows.values())
+    return round(cost, 6), tokens
+
+
 def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     """Compare two run folders (or their details.jsonl files)."""
     a, skipped_a = _load(Path(run_a))
@@ -130,6 +145,8 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
         else:
             result.unchanged.append(task_id)
             result.unchanged_correct += bool(now)
+    result.a_cost_usd, result.a_tokens = _spent(a)
+    result.b_cost_usd, result.b_tokens = _spent(b)
     ca, cb = _level_counts(a), _level_counts(b)
     keys = sorted(set(ca) | set(cb), key=lambda k: (k == "all", k))
     result.levels = {k: LevelDelta(*ca.get(k, (0, 0)), *cb.get(k, (0, 0))) for k in keys}

@@ -88,7 +88,8 @@ def reasoning_summary(solution: Solution, settings: Settings, *, limit: int = 20
             status = "ok" if event.ok else f"failed ({event.error_kind or 'error'})"
             lines.append(f"{step}. {event.name}({args}) -> {status}: {_short(event.output, 160)}")
         elif isinstance(event, ModelCall) and event.final:
-            lines.append("iteration cap reached: best-effort answer requested")
+            lines.append("MAX_TOKENS_PER_TASK passed: best-effort answer requested" if solution.budget_exhausted
+                         else "iteration cap reached: best-effort answer requested")
     if solution.raw_final:
         lines.append(f"final message: {_short(solution.raw_final, 400)}")
     lines.append(f"answer: {_short(solution.answer, 200)!r} (source {solution.source}, {solution.steps} model steps)")

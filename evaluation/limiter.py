@@ -11,10 +11,14 @@ does, via the `RequestGate` protocol), so the whole batch speaks to the provider
 - **tokens per minute** (`LLM_TOKENS_PER_MINUTE`, or learnt from headers or a 429's message): a
   request is admitted only when its estimated prompt tokens (plus the usual completion) fit the
   budget, and the budget is corrected by the usage each answer reports;
-- **unknown limit**: requests go as fast as tasks produce them until the first 429; the interval is
-  then set from the pace at which the latest requests got through (time spent waiting for a
-  per-minute quota to reset left out), or from a short Retry-After when nothing was measured yet,
-  and it shrinks again slowly while no 429 comes;
+- **unknown limit**: requests go as fast as tasks produce them until the first 429, which tells the
+  ceiling (`evaluation.request_window`: the requests the window admitted before it, over the time since
+  the first plus its Retry-After); from then on at most that many start in any such window. When the
+  429 cannot tell (no Retry-After), the interval is set from the pace at which the latest requests got
+  through, and it shrinks again slowly while no 429 comes;
+- **one queue for tokens**: requests waiting for the token budget are admitted in arrival order (a
+  large prompt is not overtaken forever by small ones), and one larger than the whole budget goes
+  alone once the budget is full (the provider's window empty);
 - **on 429** everyone pauses until the server's `Retry-After` (or a default backoff) and restarts
   spaced out, so a limit hit by one task never turns into a retry storm that fails another.
 """
@@ -25,55 +29,21 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from config import Settings
 from evaluation.budget import Bucket, Ticket, Tickets
+from evaluation.limiter_stats import LimiterStats, Pacing
+from evaluation.request_window import RequestLog, learn_window
 from models.ratelimit_headers import Kind, budget, limit_from_message
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
 
-Pacing = Literal["headers", "known", "adaptive"]
 
 
 class RunStopped(RuntimeError):
     """Raised by `acquire()` once the run's stop event is set: the request is not sent."""
-
-
-@dataclass(frozen=True)
-class LimiterStats:
-    """What the limiter did, for summaries and benchmarks."""
-
-    admitted: int
-    successes: int
-    rate_limited: int
-    waited_s: float
-    interval_s: float
-    known_rpm: float
-    pacing: Pacing = "adaptive"
-    """What set the pace last: the provider's headers, the configured rpm, or 429s."""
-    requests_per_minute: float | None = None
-    """The request ceiling as known (configured or announced); None when only 429s told."""
-    tokens_per_minute: float | None = None
-    tokens: int = 0
-    """Tokens the provider counted (prompt + completion) over the answered requests."""
-    span_s: float = 0.0
-    """From the first admission to the end (the time the ceiling could have been used)."""
-    tail_s: float | None = None
-    """From the last model answer to the end."""
-
-    def ceiling(self) -> dict[str, float | None]:
-        """Achieved fraction of the request and token ceilings over `span_s` (None when a ceiling is unknown)."""
-        def fraction(used: float, per_minute: float | None) -> float | None:
-            if not per_minute or self.span_s <= 0:
-                return None
-            return round(used / (per_minute / 60.0 * self.span_s), 3)
-
-        return {"requests_fraction": fraction(self.successes, self.requests_per_minute),
-                "tokens_fraction": fraction(self.tokens, self.tokens_per_minute),
-                "limiter_wait_s": self.waited_s, "tail_s": self.tail_s, "span_s": self.span_s}
 
 
 class RateLimiter:
@@ -128,6 +98,12 @@ class RateLimiter:
         self._tickets = Tickets()
         self._local = threading.local()
         self._pacing: Pacing = "known" if requests_per_minute > 0 else "adaptive"
+        self._log: RequestLog | None = None
+        self._log_since = float("inf")
+        self._rejected_wait = 0.0
+        self._queue: deque[tuple[int, float]] = deque()
+        """(waiter, tokens) of requests waiting for the token budget, in arrival order."""
+        self._waiters = 0
 
     @classmethod
     def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> RateLimiter:
@@ -140,25 +116,55 @@ class RateLimiter:
         """Block until this request fits every known budget and spacing; a 429 meanwhile sends it behind the pause."""
         tokens = float(estimated_tokens) + self._completion_mean if estimated_tokens else 0.0
         first: float | None = None
-        while True:
-            self._check_stop()
-            with self._lock:
-                now = self._clock()
-                if self._started is None:
-                    self._started = now
-                first = now if first is None else first
-                slot = max(now, self._next_at, self._paused_until,
-                           self._requests.ready_at(1.0, now), self._tokens.ready_at(tokens, now))
-                if slot <= now + 1e-6:
-                    # Waiters re-check on waking: an answer or a 429 may have moved the budgets meanwhile.
-                    self._requests.take(1.0, now)
-                    self._tokens.take(tokens, now)
-                    self._next_at = max(self._next_at, now) + self._interval
-                    self._admitted += 1
-                    self._waited += now - first
-                    self._local.ticket = self._tickets.add(now, 1.0, tokens)
-                    return
-            self._wait(slot - now)
+        place: int | None = None
+        try:
+            while True:
+                self._check_stop()
+                with self._lock:
+                    now = self._clock()
+                    if self._started is None:
+                        self._started = now
+                    first = now if first is None else first
+                    slot = max(now, self._next_at, self._paused_until, self._requests.ready_at(1.0, now),
+                               self._token_slot(tokens, place, now),
+                               self._log.ready_at(now) if self._log is not None else now)
+                    if slot <= now + 1e-6:
+                        # Waiters re-check on waking: an answer or a 429 may have moved the budgets meanwhile.
+                        self._admit(tokens, now, first)
+                        return
+                    if place is None and tokens and self._tokens.known:
+                        self._waiters += 1
+                        place = self._waiters
+                        self._queue.append((place, tokens))
+                self._wait(slot - now)
+        finally:
+            if place is not None:
+                with self._lock:
+                    self._queue = deque(item for item in self._queue if item[0] != place)
+
+    def take_thread_wait(self) -> float:
+        """Seconds this thread's requests waited in `acquire` since the last call (a task's own wait)."""
+        waited = getattr(self._local, "waited", 0.0)
+        self._local.waited = 0.0
+        return waited
+
+    def _token_slot(self, tokens: float, place: int | None, now: float) -> float:
+        """When this request's tokens fit; behind every request that was waiting for tokens before it."""
+        ahead = [cost for waiter, cost in self._queue if place is None or waiter < place]
+        if not ahead:
+            return self._tokens.ready_at(tokens, now)
+        return max(now + 0.01, self._tokens.ready_at(min(sum(ahead) + tokens, self._tokens.capacity), now))
+
+    def _admit(self, tokens: float, now: float, first: float) -> None:
+        self._requests.take(1.0, now)
+        self._tokens.take(tokens, now)
+        if self._log is not None:
+            self._log.take(now)
+        self._next_at = max(self._next_at, now) + self._interval
+        self._admitted += 1
+        self._waited += now - first
+        self._local.waited = getattr(self._local, "waited", 0.0) + (now - first)
+        self._local.ticket = self._tickets.add(now, 1.0, tokens)
 
     def on_success(self, info: ResponseInfo | None = None) -> None:
         """A request went through: count it and its tokens, sync to the provider's headers, speed up if calm."""
@@ -190,12 +196,17 @@ class RateLimiter:
             if ticket is not None:  # refused: the provider never counted it
                 self._requests.refund(ticket.requests, now)
                 self._tokens.refund(ticket.tokens, now)
-                self._tickets.forget(ticket)
+                if self._log is not None:
+                    self._log.refund(ticket.at)
                 if info is not None:
                     explained = self._apply_headers(info, ticket, now) | self._apply_notice(info, ticket, now)
+                if not explained and not self._requests.known and not self.known_rpm:
+                    explained = self._learn_window(ticket, now, retry_after)
+                self._tickets.forget(ticket)
             pause = max(0.0, retry_after if retry_after is not None else self._no_hint_pause)
+            self._rejected_wait += pause
             self._paused_until = max(self._paused_until, now + pause)
-            if pause > self.RESET_S:
+            if pause > self.RESET_S and self._log is None:
                 self._resets.append((now, now + pause))
             if now >= self._episode_until and not explained:
                 self._widen(now, retry_after)
@@ -213,15 +224,34 @@ class RateLimiter:
         with self._lock:
             now = self._clock()
             rpm = self._requests.rate * 60.0 if self._requests.known else (self.known_rpm or None)
+            if rpm is None and self._log is not None:
+                rpm = self._log.limit.per_minute
             tpm = self._tokens.rate * 60.0 if self._tokens.known else None
             span = now - self._started if self._started is not None else 0.0
             tail = now - self._last_answer if self._last_answer is not None else None
             return LimiterStats(self._admitted, self._n_success, self._n_limited, round(self._waited, 3),
                                 round(self._interval, 4), self.known_rpm, self._pacing,
                                 round(rpm, 3) if rpm else None, round(tpm, 1) if tpm else None, self._tokens_used,
-                                round(span, 3), None if tail is None else round(tail, 3))
+                                round(span, 3), None if tail is None else round(tail, 3), round(self._rejected_wait, 3),
+                                None if self._log is None else
+                                f"{self._log.limit.requests} per {self._log.span_s:.2f} s")
 
     # -- internals --------------------------------------------------------------------------------
+    def _learn_window(self, ticket: Ticket, now: float, retry_after: float | None) -> bool:
+        """A 429 that names no limit: learn the request window from it (first time), or tighten it; True if so."""
+        if self._log is not None:
+            if ticket.at >= self._log_since:  # paced by the log and still refused: it was one too generous
+                self._log.tighten(ticket.at, retry_after)
+            return True
+        learnt = learn_window(self._tickets.starts_before(ticket), ticket.at, retry_after)
+        if learnt is None:
+            return False
+        self._log, self._log_since = RequestLog(learnt, margin=self._safety / 2), now
+        self._log.seed(self._tickets.starts_before(ticket, later_too=True))
+        self._floor = self._interval = 0.0  # the window, not a spacing, sets the pace now
+        self._pacing = "learnt"
+        return True
+
     def _take_ticket(self) -> Ticket | None:
         ticket = getattr(self._local, "ticket", None)
         self._local.ticket = None

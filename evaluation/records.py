@@ -43,6 +43,14 @@ class TaskRecord:
     error: str | None = None
     answer_truncated: bool = False
     """The answer came from a reply the server cut at its length limit (finish_reason "length")."""
+    budget_exhausted: bool = False
+    """MAX_TOKENS_PER_TASK was passed: the answer is the best-effort one asked for then."""
+    cost_usd: float = 0.0
+    """Cost of every model call of every attempt (LLM_PRICE_*_PER_MTOK; 0 when the prices are unknown)."""
+    limiter_wait_s: float = 0.0
+    """Seconds the task's requests waited for the batch's rate limiter."""
+    permanent_error: bool = False
+    """The error cannot be fixed by asking again: the task was not re-run."""
     failure_category: FailureCategory = "unscored"
     reasoning_trace: str = ""
     """Short human-readable trace for results.jsonl's reasoning_trace."""

@@ -22,6 +22,8 @@ from evaluation.chart import plot_accuracy
 from evaluation.records import TaskRecord
 
 CHART_NAME = "accuracy.png"
+WAIT_WORTH_NOTING_S = 1.0
+"""A task whose requests waited this long for the rate limiter is listed in the summary's `waited`."""
 CATEGORY_HELP = {
     "no_tool_result_used": "answered without using any tool result",
     "tool_failed": "a tool failed or the wrong tool was used",
@@ -84,10 +86,20 @@ def summarize(records: list[TaskRecord], *, elapsed_s: float, meta: dict[str, An
         "latency_s": {"mean": stats.fmean(latencies) if latencies else 0.0,
                       "median": stats.median(latencies) if latencies else 0.0, "max": max(latencies, default=0.0)},
         "retries": sum(r.retries for r in records),
+        "cost_usd": {"total": round(sum(r.cost_usd for r in records), 6),
+                     "per_task": round(sum(r.cost_usd for r in records) / len(records), 6) if records else 0.0},
+        "budget_exhausted": sum(1 for r in records if r.budget_exhausted),
+        "permanent_errors": sum(1 for r in records if r.permanent_error),
+        "waited": {r.task_id: r.limiter_wait_s for r in sorted(records, key=lambda r: -r.limiter_wait_s)
+                   if r.limiter_wait_s >= WAIT_WORTH_NOTING_S},
         "elapsed_s": elapsed_s,
         "failure_categories": dict(categories.most_common()),
         "meta": dict(meta or {}),
     }
+
+
+def _usd(value: float | None) -> str:
+    return "n/a" if value is None else f"${value:.4f}"
 
 
 def _pct(value: float | None) -> str:
@@ -181,6 +193,11 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
         *([] if server else [f"- **With format-only misses counted**: {_pct(summary['lenient_match_rate'])}"]),
         f"- **Elapsed**: {summary['elapsed_s']:.1f} s; tokens {summary['tokens']['total']} "
         f"({summary['tokens']['per_task']:.0f} per task); retries {summary['retries']}; errors {summary['errors']}",
+        f"- **Cost**: {_usd(summary.get('cost_usd', {}).get('total'))} "
+        f"({_usd(summary.get('cost_usd', {}).get('per_task'))} per task; LLM_PRICE_*_PER_MTOK); "
+        f"token budget exhausted on {summary.get('budget_exhausted', 0)} task(s)",
+        *(["- **Waited for the rate limiter**: " + ", ".join(
+            f"{t[:8]} {s:.1f} s" for t, s in list(summary["waited"].items())[:10])] if summary.get("waited") else []),
         "- **Average steps of correct answers**: "
         + ("n/a" if summary["avg_steps_correct"] is None else f"{summary['avg_steps_correct']:.1f}"),
         "", f"![Accuracy by level and attachment type]({CHART_NAME})", "", "## Accuracy by level", "",
@@ -193,15 +210,16 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     lines += ["", "## By source", ""] + _group_table("Source", summary["by_source"])
     lines += ["", "## Failure categories", "", "| Category | Tasks | Meaning |", "|---|---:|---|"]
     lines += [f"| {c} | {n} | {CATEGORY_HELP.get(c, '')} |" for c, n in summary["failure_categories"].items()]
-    lines += ["", "## Tasks", "", "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) |",
-              "|---|---:|---|---|---|:---:|---|---:|---:|"]
+    lines += ["", "## Tasks", "",
+              "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) | Cost (USD) |",
+              "|---|---:|---|---|---|:---:|---|---:|---:|---:|"]
     mark = {True: "✓", False: "✗", None: "–"}
     short = short_ids([r.task_id for r in records])
     for r in records:
         lines.append(
             f"| {short[r.task_id]} | {r.level if r.level is not None else ''} | {r.file_type or ''} | {_cell(r.expected, 40)} "
             f"| {_cell(r.predicted if not r.error else f'{r.predicted} (error: {r.error})', 60)} | {mark[r.correct]} "
-            f"| {r.failure_category} | {r.steps} | {r.latency_s:.1f} |"
+            f"| {r.failure_category} | {r.steps} | {r.latency_s:.1f} | {r.cost_usd:.4f} |"
         )
     tips = recommendations(summary)
     lines += ["", "## Recommendations", ""] + ([f"- {t}" for t in tips] or ["- Nothing stands out; look at the wrong answers one by one."])

@@ -35,6 +35,12 @@ class RunInfo:
     """The `SCORERS` name every verdict of the folder comes from (a run.json without one: the official)."""
     started_at: str = ""
     """ISO time the run folder was first used."""
+    max_iterations: int | None = None
+    """The run's iteration cap (`--max-iterations`); None: MAX_ITERATIONS. A resume keeps it unless given again."""
+    cost_usd: float = 0.0
+    """What the run's model calls cost so far, over every session (resumes included)."""
+    max_cost_usd: float = 0.0
+    """The cost cap of the latest invocation (0 = none); only the current invocation's cap is in force."""
 
     @property
     def source_text(self) -> str:
@@ -51,6 +57,21 @@ def write_run_info(out: Path, info: RunInfo) -> Path:
     info.started_at = info.started_at or datetime.now().isoformat(timespec="seconds")
     path.write_text(json.dumps(asdict(info), indent=2), encoding="utf-8")
     return path
+
+
+def update_run_info(out: Path, **changes: Any) -> RunInfo | None:
+    """Change fields of the folder's run.json (written through a temporary file); None when it has none."""
+    info = read_run_info(out)
+    if info is None:
+        return None
+    from dataclasses import replace
+
+    info = replace(info, **changes)
+    path = Path(out) / RUN_INFO_NAME
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(asdict(info), indent=2), encoding="utf-8")
+    tmp.replace(path)
+    return info
 
 
 def read_run_info(out: Path) -> RunInfo | None:
@@ -126,4 +147,5 @@ def with_recorded_selection(config: Any, info: RunInfo | None) -> Any:
                    (Path(info.data_dir) if info.data_dir else None),
                    level=config.level if config.level is not None else info.level,
                    max_samples=config.max_samples if config.max_samples is not None else info.max_samples,
-                   task_ids=config.task_ids or (list(info.task_ids) or None))
+                   task_ids=config.task_ids or (list(info.task_ids) or None),
+                   max_iterations=getattr(config, "max_iterations", None) or info.max_iterations)

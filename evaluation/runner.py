@@ -8,6 +8,8 @@ What it adds around `solve()` and nothing more:
   the folder's own scorer (run.json): asking for another one is refused, a folder never mixes verdicts;
 - a set `stop` event lets no new task or model request start; tasks cut short that way are not
   recorded (a resume runs them), tasks that finished are;
+- the cost cap (`evaluation.cost_cap`): once the run's total reaches it no new task starts, running
+  ones finish, and the summary says why the rest are left;
 - at the end (also after a stop): the run folder's files (`evaluation.outputs`), all rebuilt from
   the checkpoint so each task appears exactly once.
 """
@@ -25,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from config import Settings
 from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, session_wall_time
+from evaluation.cost_cap import CostCap
 from evaluation.dataset import Sample, load_split
 from evaluation.limiter import RateLimiter, StartSpacer
 from evaluation.ordering import plan_order, recorded_durations
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
-from evaluation.run_info import RunInfo, read_run_info, with_recorded_selection, write_run_info
+from evaluation.run_info import RunInfo, read_run_info, update_run_info, with_recorded_selection, write_run_info
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
 from evaluation.submission import check_submission
 from evaluation.task_loop import (  # noqa: F401 - Progress and build_record: re-exported for callers of the runner
@@ -74,6 +77,10 @@ class RunConfig:
     use_rag: bool = True
     scorer: str | None = None
     """The `SCORERS` name that scores each answer; None = the official one (with resume: the folder's own)."""
+    max_iterations: int | None = None
+    """The run's iteration cap (`--max-iterations`); None = the recorded one on resume, else MAX_ITERATIONS."""
+    max_cost_usd: float | None = None
+    """Cost cap of this invocation (`--max-cost-usd`); None = BATCH_MAX_COST_USD; 0 = none."""
 
 
 @dataclass
@@ -150,7 +157,11 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
     config = replace(config, scorer=scorer_name)
     write_run_info(out, RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
                                 level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids or []),
-                                use_rag=config.use_rag, scorer=scorer_name))
+                                use_rag=config.use_rag, scorer=scorer_name,
+                                max_iterations=config.max_iterations))
+    if config.max_iterations:
+        update_run_info(out, max_iterations=config.max_iterations)  # a resume may set another cap
+    cost = CostCap(out, settings.BATCH_MAX_COST_USD if config.max_cost_usd is None else config.max_cost_usd)
     first: dict[str, Sample] = {}
     for sample in samples:
         first.setdefault(sample.task_id, sample)  # the first of duplicates, in dataset order
@@ -169,12 +180,22 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
         pipeline.preload()
     tracker = ProgressTracker(len(unique), previous)
     notify(on_progress, tracker.progress())
+    def prepare(sample: Sample) -> Sample | None:
+        limiter.take_thread_wait()  # this thread's waits from here on are this task's
+        return sample if cost.may_start() and spacer.wait_turn() else None
+
+    def on_record(record: TaskRecord, _solution: object) -> None:
+        record.limiter_wait_s = round(limiter.take_thread_wait(), 3)
+        cost.add(record.cost_usd)
+
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
-                    scorer=SCORERS[scorer_name], prepare=lambda sample: sample if spacer.wait_turn() else None)
+                    scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
+                    max_iterations=config.max_iterations)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
-                      stopped=stop.is_set() and tracker.done < tracker.total, limiter=limiter)
+                      stopped=(stop.is_set() or cost.reached) and tracker.done < tracker.total, limiter=limiter,
+                      cost=cost)
     return result
 
 
@@ -199,7 +220,8 @@ def run_scorer(config: RunConfig, recorded: RunInfo | None) -> str:
 
 
 def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, config: RunConfig, settings: Settings,
-             split_samples: Sequence[Sample], *, stopped: bool, limiter: RateLimiter | None = None) -> RunResult:
+             split_samples: Sequence[Sample], *, stopped: bool, limiter: RateLimiter | None = None,
+             cost: CostCap | None = None) -> RunResult:
     """Rebuild every output file of the run folder from its checkpoint."""
     loaded = checkpoint.load()
     order = {s.task_id: i for i, s in enumerate(samples)}
@@ -214,11 +236,17 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
         "use_rag": config.use_rag and settings.RAG_ENABLED, "scorer": config.scorer or DEFAULT_SCORER,
         "tasks_selected": len(samples), "sessions": len(loaded.sessions), "stopped": stopped,
         "remaining": sum(1 for s in samples if s.task_id not in loaded.records),
+        "max_iterations": config.max_iterations or settings.MAX_ITERATIONS,
     }
+    if cost is not None:
+        meta["cost_usd"], meta["max_cost_usd"] = cost.spent_usd, cost.cap_usd
+        if stopped and (reason := cost.reason()):
+            meta["stopped_reason"] = reason
     if limiter is not None:
         stats = limiter.stats()
         meta["rate_limited_429"], meta["limiter_wait_s"] = stats.rate_limited, stats.waited_s
         meta["pacing"], meta["ceiling"] = stats.pacing, stats.ceiling()
+        meta["rate_limited_wait_s"] = stats.rejected_wait_s
     summary = summarize(records, elapsed_s=session_wall_time(loaded.sessions), meta=meta)
     summary["submission_check"] = {"checked": True, "split": config.split, "problems": problems}
     write_outputs(out, records, summary, guide_for_model=settings.MODEL_NAME)

@@ -3,7 +3,9 @@
 `run_tasks` is what the batch runner (`evaluation.runner`) and the scoring-API runner
 (`evaluation.scoring_api`) have in common around `Pipeline.solve()`:
 - threads (`solve` blocks), `concurrency` of them, all using the same (gated) pipeline;
-- a task that ends with an error is solved again up to `TASK_RETRY_MAX` times, then recorded with it;
+- a task that ends with an error is solved again up to `TASK_RETRY_MAX` times, then recorded with it —
+  unless the error is permanent (a refused request, an overflow masking cannot fix, the same server error
+  twice): asking again would send the identical failing request;
 - a set `stop` event lets no new task start; a task cut short by it is not recorded (a resume runs it);
 - every finished task goes to the checkpoint at once, then to the progress callback.
 What differs between the runners comes in as two hooks: `prepare` (wait for a start slot, download an
@@ -18,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.events import Solution
 from config import Settings, redact
@@ -108,34 +110,43 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
         completion_tokens=sum(s.completion_tokens for s in solutions),
         latency_s=round(finished_at - started_at, 3), retries=sum(s.retries for s in solutions),
         attempts=len(solutions), error=redact(sol.error, settings) if sol.error else None,
-        answer_truncated=sol.answer_truncated,
+        answer_truncated=sol.answer_truncated, budget_exhausted=sol.budget_exhausted,
+        cost_usd=round(sum(s.cost_usd for s in solutions), 8), permanent_error=sol.error_permanent,
         failure_category=failure_category(sol, score),
         reasoning_trace=reasoning_summary(sol, settings), started_at=started_at, finished_at=finished_at,
     )
 
 
-def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool) -> Solution:
-    """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing."""
+def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iterations: int | None = None,
+                 spent_tokens: int = 0) -> Solution:
+    """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing.
+
+    `spent_tokens` (earlier attempts' tokens) count against MAX_TOKENS_PER_TASK.
+    """
     if sample.attachment_error:  # metadata pointing outside its split folder: nothing is opened or asked
         return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
                         error=f"bad attachment path: {sample.attachment_error}")
     file_path = str(sample.file_path) if sample.file_path else None
+    cap: dict[str, Any] = {"max_iterations": max_iterations} if max_iterations else {}
+    if spent_tokens:
+        cap["spent_tokens"] = spent_tokens
     try:
-        return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag)
+        return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag, **cap)
     except Exception as exc:  # noqa: BLE001
         return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
                         error=f"internal error: {type(exc).__name__}: {exc}")
 
 
 def solve_with_retry(pipeline: Pipeline, sample: Sample, *, use_rag: bool, retries: int,
-                     stop: threading.Event) -> list[Solution] | None:
+                     stop: threading.Event, max_iterations: int | None = None) -> list[Solution] | None:
     """Every attempt at `sample` (up to 1 + `retries`), or None when the stop cut the last one short."""
     solutions: list[Solution] = []
     for _ in range(retries + 1):
-        solutions.append(solve_sample(pipeline, sample, use_rag))
+        spent = sum(s.total_tokens for s in solutions)
+        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent))
         if stop.is_set() and solutions[-1].error:
             return None  # its model request was refused by the stop: a resume runs it again
-        if not solutions[-1].error or stop.is_set():
+        if not solutions[-1].error or stop.is_set() or solutions[-1].error_permanent:
             break
     return solutions
 
@@ -153,6 +164,8 @@ class TaskLoop:
     scorer: Scorer = official_scorer
     prepare: Prepare | None = None
     on_record: OnRecord | None = None
+    max_iterations: int | None = None
+    """The run's iteration cap (None: MAX_ITERATIONS)."""
 
     def run_one(self, sample: Sample) -> TaskRecord | None:
         """Solve one task with retries and checkpoint its record; None when the task was left undone."""
@@ -163,7 +176,8 @@ class TaskLoop:
             return None
         started = time.time()
         solutions = solve_with_retry(self.pipeline, prepared, use_rag=self.use_rag,
-                                     retries=self.settings.TASK_RETRY_MAX, stop=self.stop)
+                                     retries=self.settings.TASK_RETRY_MAX, stop=self.stop,
+                                     max_iterations=self.max_iterations)
         if solutions is None:
             return None
         record = build_record(prepared, solutions, started_at=started, finished_at=time.time(),

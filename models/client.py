@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from config import Settings, redact
 from models.compat import CompatibleChatOpenAI
 from models.endpoint import Role, endpoint_for
-from models.failures import Failure, classify_failure, give_up_message, next_delay
+from models.failures import Failure, classify_failure, give_up_message, is_permanent, next_delay
 from models.messages import message_text
 from models.ratelimit_headers import lower_headers
 from models.token_estimate import ESTIMATOR
@@ -74,10 +74,12 @@ class OpenGate:
 class LLMCallError(RuntimeError):
     """A model request failed for good (retries exhausted, or an error that retrying cannot fix)."""
 
-    def __init__(self, message: str, failure: Failure | None = None) -> None:
+    def __init__(self, message: str, failure: Failure | None = None, *, permanent: bool = False) -> None:
         super().__init__(message)
         self.failure = failure
         """The last attempt's classification (None when the request was refused before it was sent)."""
+        self.permanent = permanent
+        """Sending the same request again cannot succeed (`models.failures.is_permanent`)."""
 
 
 @dataclass
@@ -147,7 +149,8 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
                 gate.on_rate_limited(failure.retry_after_s, _refusal_info(exc, estimate))
             delay = next_delay(failure, earlier, settings)
             if delay is None:
-                raise LLMCallError(redact(give_up_message(failure, earlier), settings), failure) from None
+                raise LLMCallError(redact(give_up_message(failure, earlier), settings), failure,
+                                   permanent=is_permanent(failure, earlier)) from None
             earlier.append(failure)
             if on_retry is not None:
                 on_retry(len(earlier), delay, failure)

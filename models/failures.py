@@ -48,6 +48,8 @@ class Failure:
     kind: FailureKind = "unexpected"
     signature: str = ""
     """Status and body of an HTTP error: two equal signatures in a row mean the error is permanent."""
+    context_limit: int | None = None
+    """A context overflow's window as the server stated it (tokens), when it named one."""
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -102,6 +104,17 @@ def next_delay(failure: Failure, earlier: Sequence[Failure], settings: Settings)
     return settings.RATE_LIMIT_RETRY_BASE_DELAY * (2 ** len(earlier))
 
 
+def is_permanent(failure: Failure, earlier: Sequence[Failure]) -> bool:
+    """True when sending the same request again cannot succeed.
+
+    That is a refused request (4xx, a context overflow) or the same server error twice; rate limits,
+    overload, timeouts and unreachable endpoints pass.
+    """
+    if failure.kind in ("rejected", "context_length"):
+        return True
+    return failure.kind == "server_error" and bool(earlier) and earlier[-1].signature == failure.signature
+
+
 def give_up_message(failure: Failure, earlier: Sequence[Failure]) -> str:
     """The final error of a request: how often it was tried and why it stopped."""
     attempts = len(earlier) + 1
@@ -143,8 +156,9 @@ def _status_failure(exc: openai.APIStatusError, prompt_tokens: int) -> Failure:
     message = short_message(exc)
     signature = f"{status} {_body_text(exc)}"
     if status != 429 and _CONTEXT_WORDS.search(_body_text(exc) or message):
-        return Failure(False, context_overflow_reason(_body_text(exc) or message, prompt_tokens, status), status,
-                       kind="context_length", signature=signature)
+        text = _body_text(exc) or message
+        return Failure(False, context_overflow_reason(text, prompt_tokens, status), status,
+                       kind="context_length", signature=signature, context_limit=stated_context_limit(text))
     if status == 429:
         return Failure(True, f"HTTP 429 rate limited: {message}", status, retry_after, "rate_limited", signature)
     if status in _OVERLOAD_STATUSES:
@@ -164,6 +178,11 @@ def context_overflow_reason(server_text: str, prompt_tokens: int, status: int | 
     return (f"context length exceeded: {size}, {allowed} (server: {short_message_text(server_text, 200)}). "
             "Give the server a larger context (llama.cpp -c / n_ctx, Ollama num_ctx, vLLM --max-model-len), "
             "lower LLM_MAX_TOKENS, or use a model with a longer context.")
+
+
+def stated_context_limit(text: str) -> int | None:
+    """The window an overflow error names ('maximum context length is 16384 tokens', 'n_ctx: 8192'), if any."""
+    return _limit_from(text, [])
 
 
 def _limit_from(text: str, numbers: list[int]) -> int | None:

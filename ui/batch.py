@@ -21,6 +21,7 @@ from evaluation.records import TaskRecord
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
+from ui.budget_fields import cost_line
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
@@ -55,6 +56,8 @@ class BatchRequest:
     username: str = ""
     scorer: str = DEFAULT_SCORER
     """The SCORERS name of a new run (a resumed run keeps its own)."""
+    max_iterations: int | None = None
+    """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
 
 
 @dataclass
@@ -120,7 +123,10 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
     if summary_json.is_file():
         # A damaged summary.json: the report below still says what there is.
         with contextlib.suppress(ValueError, AttributeError):
-            status += "  \n" + run_summary(json.loads(summary_json.read_text(encoding="utf-8")))
+            data = json.loads(summary_json.read_text(encoding="utf-8"))
+            status += "  \n" + run_summary(data)
+            notes = (cost_line(data), (data.get("meta") or {}).get("stopped_reason"))
+            status += "".join(f"  \n{line}" for line in notes if line)
     status += f"  \nRun folder: `{output_dir.name}` (in {output_dir.parent})"
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
@@ -239,11 +245,11 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == SOURCES[0] else None
     if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
         req = BatchRequest(source=SOURCES[1], split=req.split, concurrency=req.concurrency,
-                           question_delay=req.question_delay, use_rag=req.use_rag)
+                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
-                       output_dir=output_dir, resume=resume, use_rag=req.use_rag,
+                       output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
                        scorer=None if resume else req.scorer)  # a resume scores as the run's run.json says
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
@@ -357,7 +363,7 @@ def _number(value: Any, field_name: str, cast: Callable[[float], Any], minimum: 
 
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str,
-                 scorer: str | None = DEFAULT_SCORER) -> BatchRequest:
+                 scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
     scorer = scorer or DEFAULT_SCORER
     if scorer not in SCORERS:
@@ -376,4 +382,5 @@ def make_request(source: str, split: str, data_dir: str, level: Any, max_samples
                         max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
                         concurrency=_number(concurrency, "Concurrency", int, 1),
                         question_delay=_number(question_delay, "Delay between task starts", float, 0),
-                        use_rag=bool(use_rag), username=(username or "").strip(), scorer=scorer)
+                        use_rag=bool(use_rag), username=(username or "").strip(), scorer=scorer,
+                        max_iterations=max_iterations)

@@ -11,6 +11,7 @@ from ui.access import refusal_for, username_of
 from ui.background import BatchControl
 from ui.batch import LEVELS, SCORER_CHOICES, SOURCES, BatchView, FormError, make_request, run_stream
 from ui.batch_guard import ListenerWatch, gradio_unread
+from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
@@ -41,7 +42,13 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                     delay = gr.Number(value=settings.BATCH_QUESTION_DELAY, label=DELAY_LABEL, elem_id="delay",
                                       info="Applies only at concurrency 1; at higher concurrency the rate "
                                            "limiter paces the requests.")
-                batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                with gr.Row():
+                    batch_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
+                    iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
+                                           maximum=iteration_ceiling(settings), elem_id="batch-max-iterations",
+                                           label="Max iterations per task (kept in the run's run.json)")
+                    # A State mirror: the /evaluate and /resume API signatures stay as they were.
+                    iterations_state = gr.State(None)
                 scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer", elem_id="batch-scorer",
                                      info="How answers are scored; a resumed run keeps the scorer it started with.")
                 # The session's pick, as State: the `evaluate` / `resume` API keeps its form (API clients: official).
@@ -83,13 +90,13 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             comparison = gr.Markdown(label="Comparison")
 
     def batch_views(form, control_state, visitor, profile, request, progress, resume, resume_dir=None):
-        *fields, username, scorer_name = form
+        *fields, username, scorer_name, iterations = form
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield BatchView(status=refused).as_tuple()
             return
         name = username_of(profile) or ("" if settings.SPACE_ID else username)  # on a Space: the login only
         try:
-            req = make_request(*fields, name, scorer_name)
+            req = make_request(*fields, name, scorer_name, max_iterations=run_iterations(iterations, settings))
         except FormError as exc:  # before anything runs; the previous run's results are cleared with it
             yield BatchView(status=f"❌ {exc}").as_tuple()
             return
@@ -110,18 +117,19 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
 
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
     def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                 username, scorer_name, control_state, visitor: Session, profile: gr.OAuthProfile | None,
-                 request: gr.Request, progress=gr.Progress()):  # noqa: B008 - gradio injects it
+                 username, scorer_name, control_state, visitor: Session, iterations=None,
+                 profile: gr.OAuthProfile | None = None,
+                 request: gr.Request = None, progress=gr.Progress()):  # type: ignore[assignment]  # noqa: B008
         form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username,
-                scorer_name)
+                scorer_name, iterations)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-               username, scorer_name, control_state, visitor: Session, run_dir=None,
-               profile: gr.OAuthProfile | None = None,
-               request: gr.Request = None, progress=gr.Progress()):  # type: ignore[assignment]  # noqa: B008 - gradio injects both
+               username, scorer_name, control_state, visitor: Session, run_dir=None, iterations=None,
+               profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+               progress=gr.Progress()):  # noqa: B008 - gradio injects both
         form = (source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag, username,
-                scorer_name)
+                scorer_name, iterations)
         yield from batch_views(form, control_state, visitor, profile, request, progress, resume=True,
                                resume_dir=run_dir or None)
 
@@ -145,9 +153,11 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     run_lists = [run_a, run_b, resume_pick]
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    run_btn.click(evaluate, form, outputs, api_name="evaluate", concurrency_id="batch", concurrency_limit=batch_limit,
-                  show_progress_on=[progress_box]).then(runs, [control, session], run_lists, api_visibility="private")
-    resume_btn.click(resume, [*form, resume_pick], outputs, api_name="resume", concurrency_id="batch",
+    iterations.change(lambda value: value, iterations, iterations_state, api_visibility="private", queue=False)
+    run_btn.click(evaluate, [*form, iterations_state], outputs, api_name="evaluate", concurrency_id="batch",
+                  concurrency_limit=batch_limit, show_progress_on=[progress_box]
+                  ).then(runs, [control, session], run_lists, api_visibility="private")
+    resume_btn.click(resume, [*form, resume_pick, iterations_state], outputs, api_name="resume", concurrency_id="batch",
                      concurrency_limit=batch_limit, show_progress_on=[progress_box]
                      ).then(runs, [control, session], run_lists, api_visibility="private")
     halt_btn.click(halt, [control], batch_status, api_name="stop", queue=False)

@@ -106,7 +106,8 @@ STOPPED_NOTE = "Stopped by the user: the trace above is what ran so far; downloa
 
 def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
                use_rag: bool = True, stop: threading.Event | None = None,
-               readable: tuple[Path, ...] = (), scorer: str = DEFAULT_SCORER) -> Iterator[AskOutput]:
+               readable: tuple[Path, ...] = (), scorer: str = DEFAULT_SCORER,
+               max_iterations: int | None = None) -> Iterator[AskOutput]:
     """Run one question through the pipeline, yielding the rendered trace after every event.
 
     A picked task's answer is judged by the `SCORERS` entry `scorer`. When `stop` is set the trace ends
@@ -138,7 +139,7 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
                 lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
-                                        readable=readable), stop):
+                                        readable=readable, max_iterations=max_iterations), stop):
             events.append(event)
             if isinstance(event, AnswerExtracted):
                 answer = event.answer

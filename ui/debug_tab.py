@@ -9,6 +9,7 @@ from evaluation.scorer import DEFAULT_SCORER
 from ui.access import refusal_for
 from ui.background import AskControl
 from ui.batch import LEVELS, SCORER_CHOICES, SOURCES, load_samples, make_request
+from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.debug import ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
@@ -39,6 +40,10 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                         scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, elem_id="debug-scorer",
                                              label="Scorer (a picked task's verdict)")
                         scorer_pick = gr.State(DEFAULT_SCORER)  # as State: the `ask` API keeps its inputs
+                        max_iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
+                                                   maximum=iteration_ceiling(settings), elem_id="max-iterations",
+                                                   label="Max iterations (this question)")
+                        iterations_state = gr.State(None)  # its mirror: the /ask API signature stays as it was
                         task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
                 with gr.Row():
                     ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
@@ -66,8 +71,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             verdict = gr.Markdown(elem_id="verdict", label="Verdict")
             trace_file = gr.DownloadButton("⬇ Download trace (JSONL)", value=None, scale=1, elem_id="trace-download")
 
-    def ask(question, file, picked_task, use_rag, scorer_name, control_state, visitor: Session,
-            profile: gr.OAuthProfile | None):
+    def ask(question, file, picked_task, use_rag, scorer_name, control_state, visitor: Session, iterations=None,
+            profile: gr.OAuthProfile | None = None):
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield [gr.ChatMessage(role="assistant", content=refused)], "", refused, None
             return
@@ -75,7 +80,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         stop = control_state.begin() if control_state is not None else None
         try:
             yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop, readable=visitor.readable,
-                                  scorer=scorer_name or DEFAULT_SCORER)
+                                  scorer=scorer_name or DEFAULT_SCORER, max_iterations=run_iterations(iterations, settings))
         finally:
             if stop is not None:
                 stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
@@ -121,7 +126,9 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     # A new run clears the side output of the last one (preview or lookup of another question).
     ask_btn.click(lambda: "", None, side, api_visibility="private", queue=False)
     scorer.change(lambda name: name, scorer, scorer_pick, api_visibility="private", queue=False)
-    ask_btn.click(ask, [question, upload, task, use_rag, scorer_pick, control, session],
+    max_iterations.change(lambda value: value, max_iterations, iterations_state, api_visibility="private",
+                          queue=False)
+    ask_btn.click(ask, [question, upload, task, use_rag, scorer_pick, control, session, iterations_state],
                   [trace, answer, verdict, trace_file],
                   api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.

@@ -15,6 +15,7 @@ from gradio.components.chatbot import MetadataDict
 
 from agent.events import (
     AnswerExtracted,
+    ContextMasked,
     ErrorEvent,
     Event,
     HistoryTrimmed,
@@ -23,6 +24,7 @@ from agent.events import (
     RagLookup,
     Retry,
     RouteDecided,
+    TokenBudgetExhausted,
     ToolCall,
     ToolResult,
 )
@@ -94,6 +96,8 @@ def model_message(ev: ModelCall) -> gr.ChatMessage:
     else:
         label = "final best-effort call" if ev.final else f"model call #{ev.iteration}"
     title = f"🤖 {label} · {ev.prompt_tokens}+{ev.completion_tokens} tokens"
+    if ev.cost_usd:
+        title += f" · ${ev.cost_usd:.4f}"
     parts = []
     if ev.content.strip():
         parts.append(clip(ev.content))
@@ -154,6 +158,19 @@ def thumbnail_html(data_url: str) -> str:
             'style="max-width:320px"></details>')
 
 
+def masked_message(ev: ContextMasked) -> gr.ChatMessage:
+    """A masking step: how many old observations became stubs, and the request's size before and after."""
+    why = "the server refused the request as too long" if ev.reason == "overflow" else \
+        "the request passed CONTEXT_MASK_RATIO of the window"
+    content = (f"{ev.masked} older tool observation(s) replaced by their first line and a `read_file` call "
+               f"({ev.total_masked} so far): ~{ev.tokens_before:,} → ~{ev.tokens_after:,} prompt tokens; "
+               f"window {ev.window:,} tokens ({ev.window_source}); {why}.")
+    if ev.paths:
+        more = " …" if len(ev.paths) > 5 else ""
+        content += "\n\nKept in full: " + ", ".join(f"`{p}`" for p in ev.paths[:5]) + more
+    return _step(f"🗜️ Context masked: {ev.masked} observation(s)", content)
+
+
 ANSWER_PREFIX = "**Final answer:** "
 
 
@@ -178,6 +195,11 @@ def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatM
         case IterationCap():
             return [_step(f"⚠️ Iteration cap reached ({ev.iterations})",
                           "MAX_ITERATIONS reached: one last call without tools asks for the best answer.")]
+        case ContextMasked():
+            return [masked_message(ev)]
+        case TokenBudgetExhausted():
+            return [_step(f"⚠️ Token budget reached ({ev.tokens_used:,} of {ev.limit:,})",
+                          "MAX_TOKENS_PER_TASK passed: no further tool call; one last call asks for the best answer.")]
         case HistoryTrimmed():
             return [_step(f"✂️ {ev.dropped} older chat message(s) not sent to the model",
                           f"Only the newest {ev.kept} message(s) of the conversation went with this question "

@@ -7,7 +7,8 @@ The real `ChatOpenAI`/`openai` client talks to it, so retries, timeouts and usag
 
 A script is a list of `Reply`s consumed in order, or a function `(request_json) -> Reply` that decides
 from the conversation (needed when tasks run concurrently). `rpm_limit` makes the server answer 429
-with a Retry-After header when more than that many requests arrive within a sliding minute.
+with a Retry-After header when more than that many requests arrive within a sliding minute (or within
+`rate_window_s` seconds; the Retry-After is then when the window's oldest request leaves it).
 
 Provider-style limits (`Limits`): a steady request rate with a small burst (how providers quantise a
 per-minute limit), a tokens-per-minute budget over the prompt tokens the server counts in each request
@@ -22,6 +23,13 @@ A 429 then carries `Retry-After`, `retry-after-ms` and an OpenAI-style message n
 - `no_usage`: no `usage` in any reply;
 - `usage_in_stream_only`: `usage` only in a final stream chunk (when `stream_options.include_usage`);
 - `text_tool_calls`: tool calls are written in the content as `<tool_call>{...}</tool_call>` (Qwen/Hermes).
+
+A context window (`context_limit=N`): a request whose prompt tokens plus its `max_tokens` pass N is
+answered HTTP 400 in OpenAI's shape (`code: context_length_exceeded`, vLLM's and OpenAI's wording, e.g.
+"This model's maximum context length is 4097 tokens. However, you requested 4203 tokens (3703 in the
+messages, 500 in the completion)..." as quoted in quivr#505 and vllm#20409). `window_in` says where the
+server tells its window: `models` (vLLM: `max_model_len` in each `/v1/models` entry), `props` (llama.cpp:
+`GET /props` -> `default_generation_settings.n_ctx`), or None (only the error says it).
 """
 
 from __future__ import annotations
@@ -146,9 +154,16 @@ class ScriptedOpenAI(HTTPLoopbackServer):
 
     def __init__(self, script: Script = (), *, latency: float = 0.0, rpm_limit: int | None = None,
                  retry_after: float | None = None, limits: Limits | None = None,
-                 personalities: Sequence[Personality] = (), models: Sequence[str] = ("scripted",)) -> None:
+                 personalities: Sequence[Personality] = (), models: Sequence[str] = ("scripted",),
+                 context_limit: int | None = None, window_in: Literal["models", "props"] | None = None,
+                 rate_window_s: float = 60.0) -> None:
         super().__init__()
         self._script = script
+        self.rate_window_s = rate_window_s
+        self.context_limit = context_limit
+        self.window_in = window_in
+        self.overflows = 0
+        """Requests refused as longer than the context."""
         self.personalities = set(personalities)
         self.models = list(models)
         """Model ids listed by GET /models."""
@@ -195,7 +210,10 @@ class ScriptedOpenAI(HTTPLoopbackServer):
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in owner.models]})
+                    self._send(200, {"object": "list", "data": [owner._model_entry(m) for m in owner.models]})
+                elif self.path.rstrip("/") == "/props" and owner.window_in == "props" and owner.context_limit:
+                    self._send(200, {"default_generation_settings": {"n_ctx": owner.context_limit, "id": 0},
+                                     "total_slots": 1, "model_path": "models/scripted.gguf"})
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
@@ -236,14 +254,35 @@ class ScriptedOpenAI(HTTPLoopbackServer):
         return Handler
 
     # -- behaviour -------------------------------------------------------------------------------
+    def _model_entry(self, model: str) -> dict[str, Any]:
+        entry: dict[str, Any] = {"id": model, "object": "model", "owned_by": "scripted"}
+        if self.window_in == "models" and self.context_limit:
+            entry["max_model_len"] = self.context_limit  # vLLM's field
+        return entry
+
+    def _overflow(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str], float] | None:
+        """HTTP 400 `context_length_exceeded` when prompt + completion limit pass the window (called under the lock)."""
+        if not self.context_limit:
+            return None
+        prompt = count_tokens(body)
+        completion = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+        if prompt + completion <= self.context_limit:
+            return None
+        self.overflows += 1
+        message = (f"This model's maximum context length is {self.context_limit} tokens. However, you requested "
+                   f"{prompt + completion} tokens ({prompt} in the messages, {completion} in the completion). "
+                   "Please reduce the length of the messages or completion.")
+        return 400, {"error": {"message": message, "type": "invalid_request_error", "param": "messages",
+                               "code": "context_length_exceeded"}}, {}, 0.0
+
     def _over_rate(self, now: float) -> float | None:
         """Seconds until a slot frees when the sliding-minute budget is spent, else None (and admit)."""
         if self.rpm_limit is None:
             return None
-        while self._admitted and now - self._admitted[0] >= 60.0:
+        while self._admitted and now - self._admitted[0] >= self.rate_window_s:
             self._admitted.popleft()
         if len(self._admitted) >= self.rpm_limit:
-            return 60.0 - (now - self._admitted[0])
+            return self.rate_window_s - (now - self._admitted[0])
         self._admitted.append(now)
         return None
 
@@ -291,7 +330,9 @@ class ScriptedOpenAI(HTTPLoopbackServer):
                 retry = self.retry_after if self.retry_after is not None else max(wait, 0.01)
                 return 429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, \
                     {"Retry-After": f"{retry:.3f}"}, 0.0
-            counting = self._tokens is not None or self.limits.headers
+            if (overflow := self._overflow(body)) is not None:
+                return overflow
+            counting = self._tokens is not None or self.limits.headers or bool(self.context_limit)
             prompt = count_tokens(body) if counting else 0
             refused = self._provider_limits(now, prompt)
             if refused is not None:

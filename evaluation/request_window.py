@@ -1,0 +1,116 @@
+"""A request ceiling learnt from the provider's first 429 when it announces nothing else.
+
+A provider that sends no `x-ratelimit-*` headers and names no limit still says two things when it
+refuses: *that* the window is full, and (in `Retry-After`) when its oldest request leaves it. A batch
+starts at full speed, so at the first refusal every request admitted since the start is still in the
+provider's window: the window holds `n` = the requests it admitted before refusing, and it is
+`elapsed since the first of them + Retry-After` long. From then on at most `n` requests start in any
+window of that length (plus a small margin), which is the ceiling itself, not a guess below it.
+A later refusal says which guess was off. With a full window by the log's own count, the timing was:
+a request starts here a moment before the provider counts it, and that moment varies (a busy machine,
+the network), so the margin grows by how early the request was (its Retry-After). With fewer in the
+window than learnt, the count was: it drops to what the window held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from dataclasses import dataclass
+
+SLACK_S = 0.05
+"""Seconds added to the learnt window: a request's start here and its arrival there differ by the network's jitter."""
+MAX_SLACK_SHARE = 0.1
+"""The margin grows after refusals up to this share of the window."""
+
+
+@dataclass(frozen=True)
+class LearntWindow:
+    """`requests` at most per `window_s` seconds, as the provider's refusals told."""
+
+    requests: int
+    window_s: float
+
+    @property
+    def per_minute(self) -> float:
+        """The ceiling as a per-minute rate."""
+        return self.requests * 60.0 / self.window_s
+
+
+def learn_window(admitted_at: list[float], refused_at: float, retry_after_s: float | None) -> LearntWindow | None:
+    """The window a first refusal implies (see the module docstring); None when it says too little.
+
+    `admitted_at`: start times of the requests the provider took before refusing the one started at `refused_at`.
+    Each of them may be the window's oldest (which leaves it at `refused_at + Retry-After`); a candidate is kept
+    only if no earlier moment had more requests in such a window than it allows, and of those the shortest window
+    wins (providers count per second or per minute, not per quarter hour). At a batch's start, when every request
+    is still in the window, the only candidate is the first request.
+    """
+    starts = sorted(t for t in admitted_at if t <= refused_at)
+    if retry_after_s is None or retry_after_s <= 0 or len(starts) < 2:
+        return None
+    best: LearntWindow | None = None
+    for k, oldest in enumerate(starts):
+        window = refused_at + retry_after_s - oldest
+        candidate = LearntWindow(len(starts) - k, window)
+        if len(starts) - k < 2 or not _consistent(starts, candidate):
+            continue
+        if best is None or candidate.window_s < best.window_s:
+            best = candidate
+    return best
+
+
+def _consistent(starts: list[float], limit: LearntWindow) -> bool:
+    """No start had more than `limit.requests` starts (itself included) in the window ending with it."""
+    first = 0
+    for i, at in enumerate(starts):
+        while at - starts[first] >= limit.window_s:
+            first += 1
+        if i - first + 1 > limit.requests:
+            return False
+    return True
+
+
+class RequestLog:
+    """Start times of recent requests, to keep at most `limit.requests` in any window (not thread-safe)."""
+
+    def __init__(self, limit: LearntWindow, margin: float = 0.01) -> None:
+        self.limit = limit
+        self.margin = margin
+        self.slack_s = SLACK_S
+        self._starts: deque[float] = deque()
+
+    @property
+    def span_s(self) -> float:
+        """The window enforced: the provider's, a little wider (clocks and network jitter)."""
+        return self.limit.window_s * (1.0 + self.margin) + self.slack_s
+
+    def ready_at(self, now: float) -> float:
+        """When the next request may start."""
+        while self._starts and now - self._starts[0] >= self.span_s:
+            self._starts.popleft()
+        if len(self._starts) < self.limit.requests:
+            return now
+        return self._starts[-self.limit.requests] + self.span_s
+
+    def take(self, now: float) -> None:
+        """A request starts now."""
+        self._starts.append(now)
+
+    def refund(self, started: float) -> None:
+        """A refused request: the provider did not count it."""
+        with contextlib.suppress(ValueError):
+            self._starts.remove(started)
+
+    def seed(self, starts: list[float]) -> None:
+        """The requests already in the provider's window when the limit was learnt."""
+        self._starts = deque(sorted(starts))
+
+    def tighten(self, refused_at: float, retry_after_s: float | None) -> None:
+        """A refusal despite the log: a wider margin (the timing was off) or a lower count (see the module)."""
+        in_window = sum(1 for t in self._starts if t < refused_at and refused_at - t < self.span_s)
+        if in_window >= self.limit.requests - 1:
+            grown = self.slack_s + (retry_after_s if retry_after_s is not None else SLACK_S)
+            self.slack_s = min(grown, self.limit.window_s * MAX_SLACK_SHARE)
+        else:
+            self.limit = LearntWindow(max(1, in_window), self.limit.window_s)

@@ -1,0 +1,37 @@
+"""The budget fields of the Debug and Batch tabs: an iteration cap per run, and what a run cost.
+
+A visitor's number is untrusted: it is clamped to 1 … `iteration_ceiling` (the larger of MAX_ITERATIONS
+and `ITERATIONS_CEILING`), so the field cannot buy an unbounded run on the owner's key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config import Settings
+
+ITERATIONS_CEILING = 50
+"""Most assistant turns a tab's field may ask for (GAIA's longest annotated task took 44 steps)."""
+
+
+def iteration_ceiling(settings: Settings) -> int:
+    """The largest iteration cap the tabs accept."""
+    return max(ITERATIONS_CEILING, settings.MAX_ITERATIONS)
+
+
+def run_iterations(value: Any, settings: Settings) -> int | None:
+    """The field's value as a run's iteration cap (None: empty or unreadable, MAX_ITERATIONS applies)."""
+    try:
+        number = int(float(value))
+    except (TypeError, ValueError):
+        return None
+    return min(max(1, number), iteration_ceiling(settings))
+
+
+def cost_line(summary: dict[str, Any]) -> str:
+    """`Cost: $0.0123 ($0.0041 per task)` for a run's summary; '' when the prices are unknown (all zero)."""
+    cost = summary.get("cost_usd") or {}
+    total = float((summary.get("meta") or {}).get("cost_usd") or cost.get("total") or 0.0)
+    if not total:
+        return ""
+    return f"Cost: ${total:.4f} (${float(cost.get('per_task') or 0.0):.4f} per task)"
