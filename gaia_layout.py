@@ -27,7 +27,7 @@ class LayoutError(ValueError):
 
 
 class UnsafeAttachment(LayoutError):
-    """A row's `file_name`/`file_path` names a file outside its split folder (`../`, an absolute path, a symlink out)."""
+    """A row's `file_name`/`file_path` names a file outside its split folder (`../`, absolute path, symlink out)."""
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ def build_rag_index(tmp: Path) -> float:
 
     gaia = make_gaia_folder(tmp / "gaia")
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "rag", "build", "--gaia-dir", str(gaia), "--index-dir", str(tmp / "rag_index")],
+    subprocess.run([sys.executable, "-m", "rag", "build", "--gaia-dir", str(gaia),
+                    "--index-dir", str(tmp / "rag_index")],
                    cwd=ROOT, env=base_env(), check=True, capture_output=True)
     return time.monotonic() - start
 

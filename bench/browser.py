@@ -76,7 +76,8 @@ def main() -> int:
         harness.call(work, "browser_open", url=site.url("/help"))
         first = time.perf_counter() - start
         work.close()
-        print(f"Chromium cold start (driver + launch): {engine.cold_start_s:.2f} s; first browser_open in all: {first:.2f} s")
+        print(f"Chromium cold start (driver + launch): {engine.cold_start_s:.2f} s; "
+              f"first browser_open in all: {first:.2f} s")
 
         def new_context(browser: object) -> float:
             began = time.perf_counter()

@@ -28,8 +28,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a benchmark script, not the app:
 
 SUBJECTS = ["Paris", "Berlin", "the Amazon river", "Mount Everest", "Jupiter", "the Eiffel Tower", "Mercedes Sosa",
             "the Roman Empire", "Lake Baikal", "the Great Wall", "Tokyo", "the Nile", "Marie Curie", "Saturn", "Canada"]
-ASKS = ["What was the population of {s} in {y}?", "How far is {s} from the sea in {u}?", "Who described {s} first in {y}?",
-        "What is the height of {s} in {u}?", "How many articles about {s} were published in {y}?",
+ASKS = ["What was the population of {s} in {y}?", "How far is {s} from the sea in {u}?",
+        "Who described {s} first in {y}?", "What is the height of {s} in {u}?",
+        "How many articles about {s} were published in {y}?",
         "What temperature in {t} was recorded at {s} in {y}?", "Which book about {s} won a prize in {y}?"]
 UNITS, TEMPS = ["kilometers", "miles", "meters", "feet"], ["Celsius", "Fahrenheit"]
 
@@ -96,7 +97,8 @@ def build_index(index_dir: Path, entries: int, real: int) -> dict:
               vectors, embedder.model_id)
     per_1000_add = time.perf_counter() - start
     rest = embedder.encode(questions[1000:], batch_size=64) if real > 1000 else np.zeros((0, embedder.dim), np.float32)
-    store.add([Entry(q, f"answer {i}", task_id=f"real-{i}", source="bench") for i, q in enumerate(questions[1000:], 1000)],
+    store.add([Entry(q, f"answer {i}", task_id=f"real-{i}", source="bench")
+               for i, q in enumerate(questions[1000:], 1000)],
               rest, embedder.model_id)
     rng = np.random.default_rng(0)
     fill = entries - real
@@ -104,7 +106,8 @@ def build_index(index_dir: Path, entries: int, real: int) -> dict:
         n = min(20_000, fill - offset)
         block = rng.standard_normal((n, embedder.dim)).astype(np.float32)
         block /= np.linalg.norm(block, axis=1, keepdims=True)
-        store.add([Entry(f"synthetic question {offset + i}", "x", source="random") for i in range(n)], block, embedder.model_id)
+        store.add([Entry(f"synthetic question {offset + i}", "x", source="random") for i in range(n)], block,
+                  embedder.model_id)
     start = time.perf_counter()
     store.save()
     return {"encode_1000_s": per_1000_encode, "add_1000_s": per_1000_add, "save_s": time.perf_counter() - start}
@@ -163,7 +166,8 @@ def calibration() -> None:
             out.append((float(v[0] @ v[1]), guard.check(asked, stored).agree))
         return out
 
-    print(f"\ncalibration (answer threshold {settings.RAG_ANSWER_THRESHOLD}, candidate {settings.RAG_CANDIDATE_THRESHOLD}):")
+    print(f"\ncalibration (answer threshold {settings.RAG_ANSWER_THRESHOLD}, "
+          f"candidate {settings.RAG_CANDIDATE_THRESHOLD}):")
     for name, pairs in (("paraphrases", PARAPHRASES), ("near-misses", [(a, b) for a, b, _ in NEAR_MISSES]),
                         ("unguarded different questions", KNOWN_SLIPS)):
         rows = sims(pairs)
@@ -193,15 +197,16 @@ def main() -> None:
         start = time.perf_counter()
         build = build_index(index_dir, args.entries, real)
         size_mb = sum(f.stat().st_size for f in index_dir.iterdir()) / 2**20
-        print(f"build: {args.entries} entries ({real} encoded) in {time.perf_counter() - start:.1f}s; per 1,000 real entries: "
-              f"encode {build['encode_1000_s']:.2f}s + add {build['add_1000_s'] * 1000:.1f}ms; save {build['save_s']:.2f}s; "
-              f"on disk {size_mb:.0f} MB")
+        print(f"build: {args.entries} entries ({real} encoded) in {time.perf_counter() - start:.1f}s; "
+              f"per 1,000 real entries: encode {build['encode_1000_s']:.2f}s + "
+              f"add {build['add_1000_s'] * 1000:.1f}ms; save {build['save_s']:.2f}s; on disk {size_mb:.0f} MB")
         res = compare_lookup(index_dir, args.queries)
         print(f"index load: {res['load_s']:.2f}s for {res['entries']} entries; this process's RSS {rss_mb():.0f} MB "
               f"(model, index, and the builder's freed memory)")
         ratio = res["lookup_ms"] / res["bare_ms"]
-        print(f"lookup median {res['lookup_ms']:.2f} ms (mean {res['lookup_mean_ms']:.2f}) vs bare encode+search median "
-              f"{res['bare_ms']:.2f} ms (mean {res['bare_mean_ms']:.2f}): ratio {ratio:.2f}x (goal <= 1.2x); tiers {res['tiers']}")
+        print(f"lookup median {res['lookup_ms']:.2f} ms (mean {res['lookup_mean_ms']:.2f}) "
+              f"vs bare encode+search median {res['bare_ms']:.2f} ms (mean {res['bare_mean_ms']:.2f}): "
+              f"ratio {ratio:.2f}x (goal <= 1.2x); tiers {res['tiers']}")
 
         bare_python = timed_subprocess("pass")
         started = timed_subprocess(STARTUP_PROBE % (str(index_dir), False))
@@ -209,9 +214,10 @@ def main() -> None:
                              capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
         probe = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"start-up (fresh processes): python alone {bare_python:.2f}s; `import rag` + open_knowledge_base "
-              f"{started:.2f}s wall ({probe['import_s']:.2f}s in-process, RSS {probe['rss_open']:.0f} MB, heavy modules "
-              f"{probe['heavy_after_open'] or 'none'}); first lookup {probe['first_s']:.2f}s (model + {args.entries}-entry "
-              f"index load), RSS {probe['rss_first']:.0f} MB; second lookup {1000 * probe['second_s']:.1f} ms")
+              f"{started:.2f}s wall ({probe['import_s']:.2f}s in-process, RSS {probe['rss_open']:.0f} MB, "
+              f"heavy modules {probe['heavy_after_open'] or 'none'}); first lookup {probe['first_s']:.2f}s "
+              f"(model + {args.entries}-entry index load), RSS {probe['rss_first']:.0f} MB; "
+              f"second lookup {1000 * probe['second_s']:.1f} ms")
     calibration()
 
 

@@ -55,7 +55,8 @@ def main() -> int:
         limits = Limits(cpu_seconds=30, memory_mb=settings.SANDBOX_MEMORY_MB)
 
         def cold(backend: str = backend, limits: Limits = limits) -> None:
-            r = run_sandboxed("print(1)", limits=limits, wall_seconds=30, backend=backend, warm=False)  # type: ignore[arg-type]
+            r = run_sandboxed("print(1)", limits=limits, wall_seconds=30,
+                              backend=backend, warm=False)  # type: ignore[arg-type]
             assert r.stdout == "1\n", r
 
         def via_tool(tool: BaseTool = tool, settings: Settings = settings) -> None:

@@ -35,8 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     build = with_dir(sub.add_parser("build", help="embed questions from one or more sources into the index"))
     build.add_argument("--gaia-dir", help="GAIA folder (DIR/2023/SPLIT/metadata.parquet|jsonl, or the split folder)")
     build.add_argument("--split", default="validation", help="GAIA split with answers (default: validation)")
-    build.add_argument("--jsonl", action="append", default=[], help="JSONL of {question, answer[, task_id, level, source]}")
-    build.add_argument("--from-run", action="append", default=[], help="finished evaluation run dir (its correct tasks)")
+    build.add_argument("--jsonl", action="append", default=[],
+                       help="JSONL of {question, answer[, task_id, level, source]}")
+    build.add_argument("--from-run", action="append", default=[],
+                       help="finished evaluation run dir (its correct tasks)")
     build.add_argument("--append", action="store_true", help="add to the existing index instead of replacing it")
 
     query = with_dir(sub.add_parser("query", help="look questions up (one result line per question)"))
@@ -77,8 +79,9 @@ def _build(args: argparse.Namespace) -> int:
     kb = _knowledge_base(args.index_dir)
     start = time.monotonic()
     report = kb.add(entries, replace_all=not args.append)
-    print(f"{'appended' if args.append else 'built'} {kb.store.directory}: {report.added} added, {report.replaced} replaced, "
-          f"{report.skipped} duplicates skipped; {len(kb.store)} entries in total ({time.monotonic() - start:.1f}s)")
+    print(f"{'appended' if args.append else 'built'} {kb.store.directory}: {report.added} added, "
+          f"{report.replaced} replaced, {report.skipped} duplicates skipped; {len(kb.store)} entries in total "
+          f"({time.monotonic() - start:.1f}s)")
     return 0
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 _SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_TENS = {w: 10 * i for i, w in enumerate(
+    "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _ORDINALS = {w: i for i, w in enumerate(
     "_ first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
@@ -28,7 +29,8 @@ _ORDINALS = {w: i for i, w in enumerate(
 _MONTHS = {m: i for i, m in enumerate(
     "_ january february march april may june july august september october november december".split()) if m != "_"}
 _MONTH_ABBR_RE = re.compile(
-    r"\b(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d|\d(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b")
+    r"\b(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d|"
+    r"\d(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b")
 _ABBR_MONTH = {m[:3]: i for m, i in _MONTHS.items()} | {"sept": 9}
 _WEEKDAYS = set("monday tuesday wednesday thursday friday saturday sunday".split())
 
@@ -86,7 +88,8 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "gigabytes": ("gb", "gigabyte", "gigabytes"),
     "terabytes": ("tb", "terabyte", "terabytes"),
 }
-_UNIT_ALIASES = sorted(((alias, canon) for canon, aliases in _UNITS.items() for alias in aliases), key=lambda p: -len(p[0]))
+_UNIT_ALIASES = sorted(((alias, canon) for canon, aliases in _UNITS.items() for alias in aliases),
+                       key=lambda p: -len(p[0]))
 _UNIT_RE = re.compile("|".join(
     (re.escape(a) if not a[0].isalnum() else r"(?<![\w/])" + re.escape(a) + r"(?![\w/])") for a, _ in _UNIT_ALIASES))
 _UNIT_CANON = dict(_UNIT_ALIASES)
@@ -277,7 +280,8 @@ def check(asked: str, stored: str) -> GuardVerdict:
     only_a = [n for n in _names(a) if not _words(n) <= words_b]
     only_b = [n for n in _names(b) if not _words(n) <= words_a]
     if only_a or only_b:
-        reasons.append(f"names differ ({' '.join(dict.fromkeys(only_a)) or 'none'} vs {' '.join(dict.fromkeys(only_b)) or 'none'})")
+        reasons.append(f"names differ ({' '.join(dict.fromkeys(only_a)) or 'none'} "
+                       f"vs {' '.join(dict.fromkeys(only_b)) or 'none'})")
 
     units_a, units_b = _units(a), _units(b)
     if units_a != units_b:

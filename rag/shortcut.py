@@ -77,7 +77,8 @@ class FaissKnowledgeBase:
     def describe(self) -> str:
         """One status line (loads the index, not the model)."""
         if not self.store.exists():
-            return f"empty ({self.store.directory} has no index; build one with `python -m rag build --gaia-dir DIR --split validation --index-dir {self.store.directory}`)"
+            return (f"empty ({self.store.directory} has no index; build one with "
+                    f"`python -m rag build --gaia-dir DIR --split validation --index-dir {self.store.directory}`)")
         return f"{len(self.store)} entries ({self.store.model}) in {self.store.directory}"
 
     def warm(self) -> None:
@@ -94,7 +95,8 @@ class FaissKnowledgeBase:
         if self.store.model not in (None, self.embedder.model_id):
             raise ModelMismatchError(
                 f"the index in {self.store.directory} was built with embedding model {self.store.model}, "
-                f"but EMBEDDING_MODEL gives {self.embedder.model_id}; set EMBEDDING_MODEL back or {rebuild_hint(self.store.directory)}")
+                f"but EMBEDDING_MODEL gives {self.embedder.model_id}; "
+                f"set EMBEDDING_MODEL back or {rebuild_hint(self.store.directory)}")
 
     def stats(self) -> dict:
         """Counts by source and level, the model and the directory."""
@@ -103,7 +105,8 @@ class FaissKnowledgeBase:
         by_level: dict[str, int] = {}
         for e in entries:
             by_source[e.source or "?"] = by_source.get(e.source or "?", 0) + 1
-            by_level[str(e.level) if e.level is not None else "?"] = by_level.get(str(e.level) if e.level is not None else "?", 0) + 1
+            by_level[str(e.level) if e.level is not None else "?"] = (
+                by_level.get(str(e.level) if e.level is not None else "?", 0) + 1)
         return {"index_dir": str(self.store.directory), "entries": len(entries), "model": self.store.model,
                 "dim": self.store.dim, "by_source": by_source, "by_level": by_level,
                 "with_task_id": sum(1 for e in entries if e.task_id)}
@@ -142,7 +145,8 @@ class FaissKnowledgeBase:
             why = self._why_not_answer(question, file_name, matches)
             if why is None:
                 return LookupResult(tier="answer", matches=matches, answer=best.answer,
-                                    note=f"similarity {best.similarity:.3f} >= {s.RAG_ANSWER_THRESHOLD}; guard: specifics agree{loo}")
+                                    note=f"similarity {best.similarity:.3f} >= {s.RAG_ANSWER_THRESHOLD}; "
+                                         f"guard: specifics agree{loo}")
             note = f"similarity {best.similarity:.3f} but {why} — demoted to candidates{loo}"
             return LookupResult(tier="candidates", matches=matches, note=note,
                                 context=candidates_context(self._above(matches, s.RAG_HINT_THRESHOLD), why))
@@ -178,20 +182,23 @@ class FaissKnowledgeBase:
     def _hints(self, question: str, matches: list[Match], loo: str, hint_llm: HintLLM | None) -> LookupResult:
         s = self.settings
         near = self._above(matches, s.RAG_HINT_THRESHOLD)
-        base = f"best similarity {near[0].similarity:.3f} below the candidate threshold {s.RAG_CANDIDATE_THRESHOLD}{loo}"
+        base = (f"best similarity {near[0].similarity:.3f} below the candidate threshold "
+                f"{s.RAG_CANDIDATE_THRESHOLD}{loo}")
         if hint_llm is not None and s.RAG_LLM_HINTS:
             try:
                 hints = (hint_llm(hint_prompt(question, near)) or "").strip()
             except Exception as exc:  # noqa: BLE001 - a failed hint call must not stop the question
                 return LookupResult(tier="hints", matches=matches, context=related_listing(near),
-                                    note=f"{base}; hint LLM failed ({type(exc).__name__}: {str(exc)[:200]}), listing related entries instead")
+                                    note=f"{base}; hint LLM failed ({type(exc).__name__}: {str(exc)[:200]}), "
+                                         f"listing related entries instead")
             if hints:
                 return LookupResult(tier="hints", matches=matches, note=f"{base}; hints written by the LLM",
                                     context="Solving hints drawn from related solved questions:\n" + hints)
             return LookupResult(tier="hints", matches=matches, context=related_listing(near),
                                 note=f"{base}; hint LLM returned nothing, listing related entries instead")
         why = "RAG_LLM_HINTS is false" if hint_llm is not None else "no LLM for hints"
-        return LookupResult(tier="hints", matches=matches, context=related_listing(near), note=f"{base}; {why}, listing related entries")
+        return LookupResult(tier="hints", matches=matches, context=related_listing(near),
+                            note=f"{base}; {why}, listing related entries")
 
     # ---- writing ------------------------------------------------------------------------------------
     def add(self, entries: Iterable[Entry], *, replace_all: bool = False, batch_size: int = 256) -> AddReport:

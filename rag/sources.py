@@ -78,8 +78,8 @@ def from_jsonl(path: Path | str) -> list[Entry]:
         if not question or not answer:
             raise SourceError(f"{path} line {number} needs non-empty 'question' and 'answer' fields")
         entries.append(Entry(question=question, answer=answer, task_id=text(r.get("task_id")) or None,
-                             source=text(r.get("source")) or f"jsonl:{path.name}", level=int_or_none(r.get("level", r.get("Level"))),
-                             file_name=text(r.get("file_name"))))
+                             source=text(r.get("source")) or f"jsonl:{path.name}",
+                             level=int_or_none(r.get("level", r.get("Level"))), file_name=text(r.get("file_name"))))
     if not entries:
         raise SourceError(f"{path} holds no question/answer lines")
     return entries
@@ -98,9 +98,11 @@ def from_run(run_dir: Path | str) -> list[Entry]:
         question = text(r.get("question"))
         answer = text(r.get("expected")) or text(r.get("predicted"))
         if not question or not _known(answer):
-            raise SourceError(f"{path} line {number}: a correct record needs 'question' and 'expected' (or 'predicted')")
+            raise SourceError(f"{path} line {number}: a correct record needs 'question' and 'expected' "
+                              f"(or 'predicted')")
         entries.append(Entry(question=question, answer=answer, task_id=text(r.get("task_id")) or None,
-                             source=f"run:{path.parent.name}", level=int_or_none(r.get("level")), file_name=text(r.get("file_name"))))
+                             source=f"run:{path.parent.name}", level=int_or_none(r.get("level")),
+                             file_name=text(r.get("file_name"))))
     if not entries:
         raise SourceError(f"{path} has no task scored correct: nothing to learn from")
     return entries

@@ -44,7 +44,8 @@ class ModelMismatchError(KnowledgeBaseError):
 
 def rebuild_hint(directory: Path) -> str:
     """The command that rebuilds an index directory from scratch."""
-    return f"rebuild it with `python -m rag build --gaia-dir DIR --split validation --index-dir {directory}` (or --jsonl FILE)"
+    return (f"rebuild it with `python -m rag build --gaia-dir DIR --split validation --index-dir {directory}` "
+            f"(or --jsonl FILE)")
 
 
 @dataclass
@@ -138,13 +139,15 @@ class VectorStore:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
             int(manifest["count"]), int(manifest["dim"]), str(manifest["model"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CorruptIndexError(f"RAG manifest {manifest_path} is unreadable ({exc}); {rebuild_hint(self.directory)}") from None
+            raise CorruptIndexError(f"RAG manifest {manifest_path} is unreadable ({exc}); "
+                                    f"{rebuild_hint(self.directory)}") from None
         index_path = self.directory / INDEX_FILE
         try:
             index = faiss.read_index(str(index_path))
         except Exception as exc:  # faiss raises RuntimeError with a C++ message for any damage
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise CorruptIndexError(f"RAG index file {index_path} is unreadable ({first}); {rebuild_hint(self.directory)}") from None
+            raise CorruptIndexError(f"RAG index file {index_path} is unreadable ({first}); "
+                                    f"{rebuild_hint(self.directory)}") from None
         entries = self._read_entries(self.directory / ENTRIES_FILE)
         if index.ntotal != len(entries) or index.ntotal != int(manifest["count"]) or index.d != int(manifest["dim"]):
             raise CorruptIndexError(
@@ -160,14 +163,16 @@ class VectorStore:
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise CorruptIndexError(f"RAG metadata {path} is unreadable ({exc}); {rebuild_hint(self.directory)}") from None
+            raise CorruptIndexError(f"RAG metadata {path} is unreadable ({exc}); "
+                                    f"{rebuild_hint(self.directory)}") from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 entry = Entry(**json.loads(line))
             except (ValueError, TypeError) as exc:
-                raise CorruptIndexError(f"RAG metadata {path} line {number} is invalid ({exc}); {rebuild_hint(self.directory)}") from None
+                raise CorruptIndexError(f"RAG metadata {path} line {number} is invalid ({exc}); "
+                                        f"{rebuild_hint(self.directory)}") from None
             entries[entry.id] = entry
         return entries
 
@@ -184,7 +189,8 @@ class VectorStore:
             os.replace(tmp, self.directory / INDEX_FILE)
             lines = "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in self._entries.values())
             _atomic_write(self.directory / ENTRIES_FILE, lines.encode("utf-8"))
-            self._manifest.update(count=len(self._entries), updated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            self._manifest.update(count=len(self._entries),
+                                  updated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             _atomic_write(self.directory / MANIFEST_FILE, json.dumps(self._manifest, indent=1).encode("utf-8"))
             self._stamp = self._manifest_stamp()
             self._dirty = False
@@ -220,7 +226,8 @@ class VectorStore:
             self._load()
             return [self._entries[i] for i in sorted(self._entries)]
 
-    def search(self, vector: np.ndarray, k: int, exclude_task_ids: Iterable[str | None] = ()) -> list[tuple[Entry, float]]:
+    def search(self, vector: np.ndarray, k: int,
+               exclude_task_ids: Iterable[str | None] = ()) -> list[tuple[Entry, float]]:
         """The k nearest entries to one unit vector, best first, never an entry of the excluded task ids."""
         skip = {t for t in exclude_task_ids if t}
         with self._lock:
@@ -236,7 +243,8 @@ class VectorStore:
             excluded = {i for t in skip for i in (self._task_ids or {}).get(t, ())}
             want = min(k + len(excluded), len(self._entries))
             scores, ids = self._index.search(vector.reshape(1, -1), want)
-        found = [(self._entries[int(i)], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0 and int(i) not in excluded]
+        found = [(self._entries[int(i)], float(s)) for s, i in zip(scores[0], ids[0], strict=True)
+                 if i >= 0 and int(i) not in excluded]
         return found[:k]
 
     # ---- writing ------------------------------------------------------------------------------------
@@ -262,7 +270,8 @@ class VectorStore:
                 self.reset(model, int(vectors.shape[1]))
             elif self._manifest["model"] != model or self._manifest["dim"] != vectors.shape[1]:
                 raise ModelMismatchError(
-                    f"index in {self.directory} was built with {self._manifest['model']} (dim {self._manifest['dim']}), "
+                    f"index in {self.directory} was built with {self._manifest['model']} "
+                    f"(dim {self._manifest['dim']}), "
                     f"not {model} (dim {vectors.shape[1]}); {rebuild_hint(self.directory)}"
                 )
             seen = {(normalize_question(e.question), e.answer.strip()) for e in self._entries.values() if not e.task_id}

@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     p_call.add_argument("name", help="tool name, e.g. run_python")
     p_call.add_argument("--args-json", default="{}", help="the tool's arguments as a JSON object ('-' reads stdin)")
     p_call.add_argument("--attachment", action="append", help="a task attachment the tool may read (repeatable)")
-    p_call.add_argument("--json", action="store_true", help="print the outcome (output, ok, error kind, timing) as JSON")
+    p_call.add_argument("--json", action="store_true",
+                        help="print the outcome (output, ok, error kind, timing) as JSON")
     args = parser.parse_args(argv)
     try:
         settings = get_settings()

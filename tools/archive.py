@@ -26,7 +26,7 @@ Reader = Callable[[Path, int, int], str]
 
 
 def safe_member_path(name: str) -> PurePosixPath | None:
-    """A relative path for a member name with '..', drive letters and absolute roots removed; None if nothing is left."""
+    """A relative path for a member name with '..', drive letters and absolute roots removed; None if nothing left."""
     parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".", "..", "/") and ":" not in p]
     return PurePosixPath(*parts) if parts else None
 
@@ -43,8 +43,8 @@ def read_zip(path: Path, reader: Reader, budget: int, depth: int = 0, workspace:
         if not members:
             return f"Archive {path.name} is empty (no files inside)."
         if len(members) > MAX_MEMBERS:
-            raise ToolFailure(f"{path.name} holds {len(members)} files (limit {MAX_MEMBERS}). Extract and inspect it with "
-                              "run_python (zipfile) instead.", "size_limit")
+            raise ToolFailure(f"{path.name} holds {len(members)} files (limit {MAX_MEMBERS}). "
+                              "Extract and inspect it with run_python (zipfile) instead.", "size_limit")
         total = sum(info.file_size for info in members)
         if total > MAX_TOTAL_BYTES:
             raise ToolFailure(f"{path.name} would unpack to {human_size(total)} (limit {human_size(MAX_TOTAL_BYTES)}); "
@@ -93,5 +93,6 @@ def _read_member(path: Path, reader: Reader, share: int, depth: int) -> str:
     except ToolFailure as exc:
         return f"(could not read: {exc})"
     if len(text) > share:
-        text = text[:share] + f"\n…[member cut at {share} of {len(text)} characters; call read_file on {path} for all of it]"
+        text = text[:share] + (f"\n…[member cut at {share} of {len(text)} characters; "
+                               f"call read_file on {path} for all of it]")
     return text

@@ -53,8 +53,9 @@ def _pdf(path: Path, caps: Caps) -> str | None:
             width, height = document.get_page_size(index)
             pixels = width * height * PDF_RENDER_SCALE**2
             if pixels > caps.pixels:
-                return (f"page {index + 1} is {width:,.0f} x {height:,.0f} pt: rendered it would be {pixels / 1e6:,.0f} "
-                        f"megapixels (the limit is {caps.pixels / 1e6:,.0f}, VISITOR_MAX_PIXELS)")
+                return (f"page {index + 1} is {width:,.0f} x {height:,.0f} pt: "
+                        f"rendered it would be {pixels / 1e6:,.0f} megapixels "
+                        f"(the limit is {caps.pixels / 1e6:,.0f}, VISITOR_MAX_PIXELS)")
     finally:
         document.close()
     return None
@@ -103,7 +104,10 @@ def _zip(path: Path, caps: Caps) -> str | None:
 
 
 def file_problem(path: Path, caps: Caps) -> str | None:
-    """Why reading `path` would expand past `caps` (None when it would not); a corrupt header is the parser's to report."""
+    """Why reading `path` would expand past `caps` (None when it would not).
+
+    A corrupt header is the parser's to report.
+    """
     suffix = path.suffix.lower()
     check = (_pdf if suffix == ".pdf" else _image if suffix in IMAGES else _media if suffix in MEDIA
              else _zip if suffix in OFFICE_AND_ARCHIVES else None)

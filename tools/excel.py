@@ -44,15 +44,16 @@ def read_spreadsheet(path: Path, max_rows: int = DEFAULT_MAX_ROWS) -> str:
         sheets, kind = [_load_csv(data, path.name)], "CSV"
     elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         if suffix in (".xlsx", ".xlsm") and b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00" in data:
-            raise ToolFailure(f"{path.name} is a password-protected (encrypted) workbook; it cannot be read without the "
-                              "password. Look for the data elsewhere.", "encrypted")
+            raise ToolFailure(f"{path.name} is a password-protected (encrypted) workbook; "
+                              "it cannot be read without the password. Look for the data elsewhere.", "encrypted")
         sheets, kind = _load_xls(path), "Excel 97-2003 workbook (.xls)"
     elif data[:2] == b"PK":
         sheets, kind = _load_xlsx(path, data, max(SCAN_ROWS, max_rows + 1)), "Excel workbook"
     else:
         raise ToolFailure(f"{path.name} is neither an Excel workbook nor a CSV file (unrecognised content). "
                           "Try read_file on it to see what it is.", "unsupported_type")
-    header = f"{kind} with {len(sheets)} sheet{'s' if len(sheets) != 1 else ''}: " + ", ".join(f'"{s.name}"' for s in sheets)
+    header = (f"{kind} with {len(sheets)} sheet{'s' if len(sheets) != 1 else ''}: "
+              + ", ".join(f'"{s.name}"' for s in sheets))
     body = [render_sheet(s, i, len(sheets), max_rows) for i, s in enumerate(sheets, start=1)]
     return "\n\n".join([header] + body)
 
@@ -167,8 +168,10 @@ def _theme_colours(wb: Any) -> list[str]:
         name = etree.QName(child).localname
         srgb = child.find("a:srgbClr", ns)
         sys_ = child.find("a:sysClr", ns)
-        found[name] = (srgb.get("val") if srgb is not None else (sys_.get("lastClr") if sys_ is not None else "000000")) or "000000"
-    order = ["lt1", "dk1", "lt2", "dk2", "accent1", "accent2", "accent3", "accent4", "accent5", "accent6", "hlink", "folHlink"]
+        found[name] = (srgb.get("val") if srgb is not None
+                       else (sys_.get("lastClr") if sys_ is not None else "000000")) or "000000"
+    order = ["lt1", "dk1", "lt2", "dk2", "accent1", "accent2", "accent3", "accent4", "accent5", "accent6",
+             "hlink", "folHlink"]
     return [found.get(n, "000000").upper() for n in order]
 
 
@@ -190,7 +193,8 @@ def _load_xls(path: Path) -> list[Sheet]:
         book = xlrd.open_workbook(str(path), formatting_info=True)
     except Exception as exc:  # noqa: BLE001 - xlrd raises XLRDError, AssertionError, struct errors...
         raise ToolFailure(f"{path.name} is not a readable .xls workbook ({type(exc).__name__}: {str(exc)[:120]}). "
-                          "It may be corrupt, or a different Office format; try read_file on it.", "corrupt_file") from None
+                          "It may be corrupt, or a different Office format; try read_file on it.",
+                          "corrupt_file") from None
     sheets = []
     for sh in book.sheets():
         rows, fills = [], {}
@@ -230,7 +234,8 @@ def _load_csv(data: bytes, name: str) -> Sheet:
     try:
         rows = [[_number(v) for v in row] for row in csv.reader(io.StringIO(text), dialect)]
     except csv.Error as exc:
-        raise ToolFailure(f"{name} is not valid CSV ({exc}). Try read_file to see its raw text.", "corrupt_file") from None
+        raise ToolFailure(f"{name} is not valid CSV ({exc}). Try read_file to see its raw text.",
+                          "corrupt_file") from None
     return Sheet(name=Path(name).stem, rows=rows)
 
 
@@ -248,12 +253,13 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
         import openpyxl  # noqa: F401
         import xlrd  # noqa: F401
     except ImportError as exc:
-        raise MissingDependency(["parse_excel"], f"{exc.name} is not installed; run `pip install openpyxl xlrd`.") from None
+        raise MissingDependency(["parse_excel"],
+                                f"{exc.name} is not installed; run `pip install openpyxl xlrd`.") from None
 
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def parse_excel(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+    def parse_excel(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
         """Read every sheet of a spreadsheet (.xlsx, .xlsm, .xls or .csv) as tables, with cell fill colours.
 
         Rows keep their spreadsheet row numbers and columns their letters (A, B, ...). Cells with a
@@ -268,7 +274,8 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
         file = resolve_path(path, config)
 
         def produce() -> str:
-            return f"File: {file.name} ({human_size(file.stat().st_size)})\n" + read_spreadsheet(file, max_rows=SCAN_ROWS)
+            return (f"File: {file.name} ({human_size(file.stat().st_size)})\n"
+                    + read_spreadsheet(file, max_rows=SCAN_ROWS))
 
         return read_paged(ToolContext.of(config).work, file, "parse_excel", produce, budget, page)
 

@@ -36,7 +36,8 @@ from tools.workspace import Workspace, process_workspace
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 _TEXT_TYPES = ("text/", "application/json", "application/ld+json", "application/xml", "application/javascript",
                "application/x-javascript", "application/rss+xml", "application/atom+xml")
-_READER_FOR = {"excel": "parse_excel", "docx": "read_file", "pptx": "read_file", "zip": "read_file", "text": "read_file"}
+_READER_FOR = {"excel": "parse_excel", "docx": "read_file", "pptx": "read_file", "zip": "read_file",
+               "text": "read_file"}
 
 
 @dataclass
@@ -63,9 +64,11 @@ def check_url(url: str, blocked: list[str]) -> str:
     """
     url = (url or "").strip()
     if not url:
-        raise ToolFailure("no URL given. Pass a full http(s) URL, e.g. https://en.wikipedia.org/wiki/Python.", "bad_arguments")
+        raise ToolFailure("no URL given. Pass a full http(s) URL, e.g. https://en.wikipedia.org/wiki/Python.",
+                          "bad_arguments")
     if url.startswith(("/", "./", "~")):
-        raise ToolFailure(f"{url} looks like a local file path, not a web address. Use read_file on it.", "bad_arguments")
+        raise ToolFailure(f"{url} looks like a local file path, not a web address. Use read_file on it.",
+                          "bad_arguments")
     scheme = urlsplit(url).scheme.lower()
     if not scheme or (scheme not in ("http", "https") and "://" not in url and "." in url.split(":", 1)[0]):
         url, scheme = "https://" + url, "https"
@@ -108,12 +111,13 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
                     truncated = True
                     break
                 if time.monotonic() > deadline:
-                    raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s ({human_size(size)} so far). "
-                                      "Try a lighter page or another source.", "timeout")
+                    raise ToolFailure(f"{url} was still downloading after {timeout_s:.0f}s "
+                                      f"({human_size(size)} so far). Try a lighter page or another source.", "timeout")
             return Download(final, content_type, b"".join(chunks)[:max_bytes], truncated, response.charset_encoding,
                             limit=max_bytes)
     except httpx.TimeoutException:
-        raise ToolFailure(f"{url} did not answer within {timeout_s:.0f}s. Try again later or use another source.", "timeout") from None
+        raise ToolFailure(f"{url} did not answer within {timeout_s:.0f}s. Try again later or use another source.",
+                          "timeout") from None
     except httpx.HTTPError as exc:
         raise ToolFailure(f"could not connect to {url} ({type(exc).__name__}: {str(exc)[:120]}). Check the address, "
                           "or use web_search to find another source.", "network_error") from None
@@ -209,7 +213,7 @@ def render(page: Download, workspace: Workspace | None = None) -> str:
 
 def page_text(page: Download, workspace: Workspace | None = None, base_url: str | None = None,
               rewrite: Callable[[str], str] | None = None) -> PageText:
-    """The downloaded body as text for the model (HTML with its links and images, PDF, text) or a pointer to a saved file.
+    """The downloaded body as text for the model (HTML with links and images, PDF, text) or a pointer to a saved file.
 
     Nothing is cut here: fetch_webpage pages the text. A PDF is saved into the run's workspace (its
     text is parsed from there, `PageText.pdf`) so parse_pdf and find_in_page can open it by path; so is a
@@ -221,18 +225,20 @@ def page_text(page: Download, workspace: Workspace | None = None, base_url: str 
     if not body:
         raise ToolFailure(f"{page.url} returned an empty body (content type {page.content_type or 'unknown'}). "
                           "Try another source for the same information.", "empty_page")
-    note = f"\n…[download stopped at {human_size(len(body))}; the rest of the page was not read]" if page.truncated else ""
+    note = (f"\n…[download stopped at {human_size(len(body))}; the rest of the page was not read]"
+            if page.truncated else "")
     if page.truncated and page.file is not None:
         note = (f"\n…[download cut at {human_size(len(body))}, the download limit (MAX_DOWNLOAD_MB); the rest of the "
                 "file was not read]")
     path_part = urlsplit(page.url).path.lower()
-    if page.content_type == "application/pdf" or body[:5] == b"%PDF-" or (path_part.endswith(".pdf") and not _is_texty(page)):
+    if (page.content_type == "application/pdf" or body[:5] == b"%PDF-"
+            or (path_part.endswith(".pdf") and not _is_texty(page))):
         if page.truncated:
             if page.file is not None:
                 page.file.unlink(missing_ok=True)
             raise ToolFailure(f"the PDF at {page.url} is larger than {human_size(len(body))}, the download limit "
-                              f"({human_size(page.limit or len(body))}, MAX_DOWNLOAD_MB); a cut PDF cannot be read. Look "
-                              "for a smaller version or an HTML page with the same content.", "size_limit")
+                              f"({human_size(page.limit or len(body))}, MAX_DOWNLOAD_MB); a cut PDF cannot be read. "
+                              "Look for a smaller version or an HTML page with the same content.", "size_limit")
         saved = _save(page, work, ".pdf")
         return PageText(f"URL: {page.url}\nSaved to {saved} ({human_size(len(body))}; parse_pdf and find_in_page open "
                         "it by this path too)", "", pdf=saved)
@@ -305,7 +311,8 @@ def _save_binary(page: Download, workspace: Workspace) -> PageText:
         if page.file is not None:
             page.file.unlink(missing_ok=True)
         raise ToolFailure(f"{page.url} is a {description} ({page.content_type or 'unknown type'}) larger than "
-                          f"{human_size(len(page.body))}, the download limit ({human_size(page.limit or len(page.body))}"
+                          f"{human_size(len(page.body))}, the download limit "
+                          f"({human_size(page.limit or len(page.body))}"
                           ", MAX_DOWNLOAD_MB); it was not saved. Look for a smaller version or another source.",
                           "size_limit")
     if classify(Path(name), page.body[:4096])[0] in ("text", "csv", "json"):  # text sent as a generic type

@@ -51,9 +51,11 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int | Non
     claimed = EXTENSIONS.get(path.suffix.lower())
     if kind == "binary" and claimed in ("image", "audio", "video"):
         raise ToolFailure(f"{path.name} has a {path.suffix} extension but its content is not a recognisable {claimed} "
-                          f"file ({description}); it may be corrupt. You can still try: {TOOL_ADVICE[claimed]}.", "corrupt_file")
+                          f"file ({description}); it may be corrupt. You can still try: {TOOL_ADVICE[claimed]}.",
+                          "corrupt_file")
     if kind in ("image", "audio", "video", "binary"):
-        raise ToolFailure(f"{path.name} looks like a binary file ({description}), not text; {TOOL_ADVICE[kind]}.", "wrong_tool")
+        raise ToolFailure(f"{path.name} looks like a binary file ({description}), not text; {TOOL_ADVICE[kind]}.",
+                          "wrong_tool")
     if kind == "docx":
         from tools.office import docx_to_text
 
@@ -109,7 +111,8 @@ def _json_text(text: str) -> tuple[str, str | None]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return text, f"(warning: not valid JSON — {exc.msg} at line {exc.lineno} column {exc.colno}; raw text follows)"
+        return text, (f"(warning: not valid JSON — {exc.msg} at line {exc.lineno} column {exc.colno}; "
+                      "raw text follows)")
     if "\n" not in text.strip() and len(text) > 120:
         return json.dumps(value, indent=2, ensure_ascii=False), None
     return text, None
@@ -120,7 +123,7 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def read_file(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+    def read_file(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
         """Read a file and return its content as text, with a header giving its type and size.
 
         Handles text files (.txt .md .json .jsonld .xml .html .py .pdb .csv and other text), Word

@@ -59,7 +59,8 @@ TOOL_ADVICE: dict[Kind, str] = {
     "video": "call watch_video(source=path) to get its transcript and keyframes",
     "pdf": "call parse_pdf(path)",
     "excel": "call parse_excel(path)",
-    "binary": "no tool reads this format; look for the information elsewhere (web_search) or inspect the bytes with run_python",
+    "binary": "no tool reads this format; look for the information elsewhere (web_search) "
+              "or inspect the bytes with run_python",
 }
 
 

@@ -207,7 +207,8 @@ def _owner_table(node: object) -> object:
 
 def _flatten_cells(root: object) -> None:
     """Lists, line breaks and blocks inside leaf <td>/<th> as inline text separated by '; ' (infobox values)."""
-    for cell in [c for c in root.iter("td", "th") if not any(True for _ in c.iter("table"))]:  # type: ignore[attr-defined]
+    for cell in [c for c in root.iter("td", "th")  # type: ignore[attr-defined]
+                 if not any(True for _ in c.iter("table"))]:
         for item in list(cell.iter("li")):
             if item.getnext() is not None:
                 item.tail = "; " + (item.tail or "")

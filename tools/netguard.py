@@ -61,7 +61,10 @@ class NetPolicy:
 
 
 def parse_ip(host: str) -> IPAddress | None:
-    """The address `host` spells in any form a resolver accepts (127.1, 0x7f.1, 2130706433, 0177.0.0.1, [::ffff:127.0.0.1])."""
+    """The address `host` spells in any form a resolver accepts.
+
+    For example 127.1, 0x7f.1, 2130706433, 0177.0.0.1 or [::ffff:127.0.0.1].
+    """
     text = _normal_host(host)
     try:
         return ipaddress.ip_address(text)

@@ -112,7 +112,8 @@ def _page_number(page: object) -> int:
     try:
         number = int(page)  # type: ignore[call-overload]
     except (TypeError, ValueError):
-        raise ToolFailure(f"page must be a whole number (1 for the first page), not {page!r}.", "bad_arguments") from None
+        raise ToolFailure(f"page must be a whole number (1 for the first page), not {page!r}.",
+                          "bad_arguments") from None
     if number < 1:
         raise ToolFailure(f"page must be 1 or more, not {number}.", "bad_arguments")
     return number
@@ -148,7 +149,8 @@ def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FI
             found = seen.matches(re.compile("|".join(re.escape(w) for w in keys), re.IGNORECASE), context)
             how = "any of the words (the phrase and all the words together do not occur)"
     if not found:
-        raise ToolFailure(f"{query!r} does not occur in {doc.source} ({doc.pages} page{'s' if doc.pages != 1 else ''}). "
+        raise ToolFailure(f"{query!r} does not occur in {doc.source} "
+                          f"({doc.pages} page{'s' if doc.pages != 1 else ''}). "
                           "Try a shorter or different word, a synonym, or another page or source.", "no_results")
     header = (f"{len(found)} match{'es' if len(found) != 1 else ''} for {query!r} ({how}) in {doc.source} "
               f"({doc.pages} page{'s' if doc.pages != 1 else ''}):")
@@ -157,7 +159,8 @@ def find(doc: Document, query: str, context: int = FIND_CONTEXT, limit: int = FI
     shown = 0
     pdf_pages = _pdf_page_starts(doc.text)
     for match in found[:limit]:
-        entry = f"\n{shown + 1}. page {match.page} of {doc.pages}{_pdf_label(pdf_pages, match.offset)}:\n…{match.context}…"
+        entry = (f"\n{shown + 1}. page {match.page} of {doc.pages}{_pdf_label(pdf_pages, match.offset)}:"
+                 f"\n…{match.context}…")
         if shown and used + len(entry) > doc.max_chars:
             break  # the reply stays within MAX_FILE_SIZE; the rest are counted below
         lines.append(entry)

@@ -26,7 +26,8 @@ def resolve_path(path: str, config: Any = None) -> Path:
     ctx = ToolContext.of(config)
     raw = (path or "").strip().strip("'\"")
     if not raw:
-        raise ToolFailure("no path given. Pass the absolute path of the file (attachments are listed in the task).", "bad_arguments")
+        raise ToolFailure("no path given. Pass the absolute path of the file (attachments are listed in the task).",
+                          "bad_arguments")
     if raw.lower().startswith(("http://", "https://")):
         raise ToolFailure(f"{raw} is a web address, not a file path. Use fetch_webpage to read it.", "bad_arguments")
     candidate = Path(raw).expanduser()

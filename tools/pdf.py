@@ -35,9 +35,11 @@ def _open(data: bytes, label: str) -> Any:
     from pdfminer.pdfparser import PDFSyntaxError
 
     if not data:
-        raise ToolFailure(f"{label} is empty (0 bytes). Check that the right file was given or download it again.", "empty_file")
+        raise ToolFailure(f"{label} is empty (0 bytes). Check that the right file was given or download it again.",
+                          "empty_file")
     if not data.lstrip()[:5] == b"%PDF-":
-        raise ToolFailure(f"{label} is not a PDF (it does not start with %PDF-). Try read_file on it to see what it is.", "corrupt_file")
+        raise ToolFailure(f"{label} is not a PDF (it does not start with %PDF-). "
+                          "Try read_file on it to see what it is.", "corrupt_file")
     try:
         return pdfplumber.open(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001 - pdfminer raises assorted errors on damaged files
@@ -58,7 +60,8 @@ def pdf_parts(source: Path | bytes, label: str = "PDF", char_budget: int | None 
         try:
             pages = pdf.pages
         except Exception as exc:  # noqa: BLE001 - damaged page tree
-            raise ToolFailure(f"{label}: cannot read its pages ({type(exc).__name__}); the file is damaged.", "corrupt_file") from None
+            raise ToolFailure(f"{label}: cannot read its pages ({type(exc).__name__}); the file is damaged.",
+                              "corrupt_file") from None
         total = len(pages)
         yield f"{label}: {total} page{'s' if total != 1 else ''}"
         empty_pages, produced, stopped_at = 0, 0, None
@@ -133,14 +136,15 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
     try:
         import pdfplumber  # noqa: F401
     except ImportError as exc:
-        raise MissingDependency(["parse_pdf"], f"pdfplumber is not installed ({exc}); run `pip install pdfplumber`.") from None
+        raise MissingDependency(["parse_pdf"],
+                                f"pdfplumber is not installed ({exc}); run `pip install pdfplumber`.") from None
 
     from tools.pdf_parse import pdf_document, read_page
 
     budget = settings.MAX_FILE_SIZE
 
     @tool
-    def parse_pdf(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+    def parse_pdf(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
         """Extract the text of a PDF file page by page, with its tables as markdown tables.
 
         Use this for .pdf attachments or downloaded PDFs. PDF pages are headed '--- Page N ---'. A long

@@ -32,7 +32,8 @@ def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = No
     RAG is off or the index is empty (nothing to search).
     """
     if not settings.RAG_ENABLED:
-        raise MissingDependency(["rag_search"], "RAG_ENABLED is false (set RAG_ENABLED=true to search the knowledge base)")
+        raise MissingDependency(["rag_search"],
+                                "RAG_ENABLED is false (set RAG_ENABLED=true to search the knowledge base)")
     if knowledge_base is None:
         from rag import open_knowledge_base  # the tool layer sits above rag/
 
@@ -45,7 +46,7 @@ def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = No
     top_k = max(settings.RAG_TOP_K, 5)
 
     @tool
-    def rag_search(query: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain, not in the model's schema
+    def rag_search(query: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain
         """Search the knowledge base of previously solved questions for ones similar to your query.
 
         Returns the nearest stored questions with their known answers and cosine similarities (1.0 =
@@ -60,13 +61,15 @@ def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = No
             raise ToolFailure("empty query. Pass the question (or its key part) to search for.", "bad_arguments")
         matches = kb.search(query, k=top_k, exclude_task_ids=_excluded_task_ids(config))
         if not matches:
-            return "No stored questions found (the knowledge base has nothing else to offer; solve it with other tools)."
+            return ("No stored questions found (the knowledge base has nothing else to offer; "
+                    "solve it with other tools).")
         lines = [f"{len(matches)} nearest stored questions (similar is not necessarily the same question):"]
         for i, m in enumerate(matches, 1):
             question = " ".join(m.question.split())
             question = question if len(question) <= _SHOWN_CHARS else question[:_SHOWN_CHARS] + "…"
             extra = f"; attachment {m.file_name}" if m.file_name else ""
-            lines.append(f"{i}. similarity {m.similarity:.3f} | Q: {question}\n   A: {m.answer} (source {m.source or '?'}{extra})")
+            lines.append(f"{i}. similarity {m.similarity:.3f} | Q: {question}\n"
+                         f"   A: {m.answer} (source {m.source or '?'}{extra})")
         return "\n".join(lines)
 
     return [rag_search]

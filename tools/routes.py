@@ -27,7 +27,8 @@ class Route:
 _PANDAS = ("For sums, filters or counts over many rows, use run_python with pandas "
            "(pd.read_excel(\"{path}\", sheet_name=None) or pd.read_csv(\"{path}\")).")
 _SPREADSHEET = Route("spreadsheet", ("parse_excel", "run_python"), {
-    "parse_excel": "Call parse_excel(path=\"{path}\") to see every sheet with row and column labels (and cell colours).",
+    "parse_excel": "Call parse_excel(path=\"{path}\") to see every sheet with row and column labels "
+                   "(and cell colours).",
     "run_python": "Load it with run_python using pandas: pd.read_excel(\"{path}\", sheet_name=None) "
                   "(or pd.read_csv for .csv), then print what you need.",
 }, also={"run_python": _PANDAS})

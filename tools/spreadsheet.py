@@ -95,7 +95,8 @@ def _cell_lists(cells: dict[str, str], title: str, limit: int = 300) -> list[str
     by_colour: dict[str, list[str]] = {}
     for ref, rgb in cells.items():
         by_colour.setdefault(rgb, []).append(ref)
-    lines = [f"{title} ({len(cells)} cell{'s' if len(cells) != 1 else ''}, {len(by_colour)} colour{'s' if len(by_colour) != 1 else ''}):"]
+    lines = [f"{title} ({len(cells)} cell{'s' if len(cells) != 1 else ''}, "
+             f"{len(by_colour)} colour{'s' if len(by_colour) != 1 else ''}):"]
     for rgb, refs in sorted(by_colour.items(), key=lambda kv: -len(kv[1])):
         shown = ", ".join(refs[:limit]) + (f", …(+{len(refs) - limit} more)" if len(refs) > limit else "")
         lines.append(f"- #{rgb} (≈{colour_name(rgb)}), {len(refs)} cell{'s' if len(refs) != 1 else ''}: {shown}")
@@ -124,7 +125,8 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
     if not rows:
         header, first = ["Row"] + letters, 1
     elif _header_is_labels(rows):
-        header = ["Row"] + [f"{L}: {cell_text(v)}" if v not in (None, "") else L for L, v in zip(letters, rows[0], strict=True)]
+        header = ["Row"] + [f"{L}: {cell_text(v)}" if v not in (None, "") else L
+                            for L, v in zip(letters, rows[0], strict=True)]
         first = 2
         out.append("Row 1 holds the column labels (shown in the table header); data rows keep their sheet row numbers.")
     else:
@@ -136,8 +138,8 @@ def render_sheet(sheet: Sheet, position: int, count: int, max_rows: int) -> str:
     hidden_rows = len(body_rows) - len(shown) + sheet.unscanned_rows
     if hidden_rows > 0:
         cut_from = first + len(shown)
-        out.append(f"…[{hidden_rows} rows not shown (rows {cut_from}–{n_rows + sheet.unscanned_rows}); compute over all "
-                   f"rows with run_python, e.g. pandas.read_excel(path, sheet_name={sheet.name!r})]")
+        out.append(f"…[{hidden_rows} rows not shown (rows {cut_from}–{n_rows + sheet.unscanned_rows}); "
+                   f"compute over all rows with run_python, e.g. pandas.read_excel(path, sheet_name={sheet.name!r})]")
     if sheet.unscanned_rows and (sheet.fills or sheet.font_colours):
         out.append(f"(colours below are listed for rows 1–{len(sheet.rows)} only)")
     if sheet.merged:

@@ -121,7 +121,8 @@ WALKER = r"""
       s.push('value=' + q(el.type === 'password' ? '•••' : v));
     }
     if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox') {
-      const c = el.checked !== undefined && el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
+      const c = el.checked !== undefined && el.tagName === 'INPUT'
+        ? el.checked : el.getAttribute('aria-checked') === 'true';
       s.push('checked=' + c);
     }
     if (el.tagName === 'SELECT') {
@@ -129,9 +130,12 @@ WALKER = r"""
       const sel = opts.filter((o) => o.selected).map((o) => clean(o.label || o.text, 60));
       s.push('selected=' + q(sel.join(', ')));
       const labels = opts.slice(0, maxOptions).map((o) => clean(o.label || o.text, 40));
-      s.push('options=' + q(labels.join(' | ') + (opts.length > maxOptions ? ` | …${opts.length - maxOptions} more` : '')));
+      s.push('options=' + q(labels.join(' | ')
+        + (opts.length > maxOptions ? ` | …${opts.length - maxOptions} more` : '')));
     }
-    if (role === 'tab' || role === 'option' || role === 'treeitem') s.push('selected=' + (el.getAttribute('aria-selected') === 'true' || !!el.selected));
+    if (role === 'tab' || role === 'option' || role === 'treeitem') {
+      s.push('selected=' + (el.getAttribute('aria-selected') === 'true' || !!el.selected));
+    }
     if (el.hasAttribute('aria-expanded')) s.push('expanded=' + el.getAttribute('aria-expanded'));
     if (el.hasAttribute('aria-pressed')) s.push('pressed=' + el.getAttribute('aria-pressed'));
     if (el.disabled || el.getAttribute('aria-disabled') === 'true') s.push('disabled');

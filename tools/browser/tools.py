@@ -91,8 +91,9 @@ class BrowserRun:
         def job(browser: Any) -> T:
             if self.session is None or self.session.browser is not browser:  # first use, or a restarted browser
                 assert self.engine.proxy is not None
-                self.session = BrowserSession(browser, action_timeout_s=self.times.action_s, settle_s=self.times.settle_s,
-                                              max_pages=self.max_pages, refusal_for=self.engine.proxy.refusal_for,
+                self.session = BrowserSession(browser, action_timeout_s=self.times.action_s,
+                                              settle_s=self.times.settle_s, max_pages=self.max_pages,
+                                              refusal_for=self.engine.proxy.refusal_for,
                                               blocked=self.engine.config.rules.blocked)
             return action(self.session)
 

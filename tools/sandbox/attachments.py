@@ -47,7 +47,8 @@ def select(paths: list[str]) -> Selection:
         elif not stat.S_ISREG(mode):
             chosen.notes.append(f"attachment {raw} is not a regular file; it is not in the sandbox.")
         elif real.startswith(_PSEUDO_ROOTS) or _is_secret(real):
-            chosen.notes.append(f"attachment {raw} is (or links to) a system or credential file; it is not in the sandbox.")
+            chosen.notes.append(f"attachment {raw} is (or links to) a system or credential file; "
+                                "it is not in the sandbox.")
         else:
             chosen.files.append(raw)
     return chosen

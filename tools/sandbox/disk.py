@@ -56,7 +56,8 @@ def _open_files(pids: Iterable[int], device: int, seen: set[tuple[int, int]]) ->
             for fd in os.listdir(f"/proc/{pid}/fd"):
                 with contextlib.suppress(OSError):
                     st = os.stat(f"/proc/{pid}/fd/{fd}")
-                    # Deleted (no link left): only the call can have made it; linked ones are in the walk, or the host's.
+                    # Deleted (no link left): only the call can have made it; linked ones are in the walk,
+                    # or the host's.
                     if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and st.st_dev == device \
                             and (st.st_dev, st.st_ino) not in seen:
                         seen.add((st.st_dev, st.st_ino))

@@ -43,7 +43,16 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from tools.sandbox.launcher import CHILD_SOURCE, ETC_FILES, NOBODY, TOP_LINKS, Limits, python_args, python_paths, setpriv_args
+from tools.sandbox.launcher import (
+    CHILD_SOURCE,
+    ETC_FILES,
+    NOBODY,
+    TOP_LINKS,
+    Limits,
+    python_args,
+    python_paths,
+    setpriv_args,
+)
 
 _HERE = Path(__file__).parent
 CONFINE_EXIT = 97

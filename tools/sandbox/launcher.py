@@ -94,8 +94,8 @@ class Limits:
         mem = self.memory_mb * 1024 * 1024
         nproc = self.processes if processes is None else processes
         return ["/usr/bin/prlimit", f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}", f"--as={mem}",
-                f"--nproc={nproc}:{processes_hard or nproc}", f"--fsize={self.file_bytes}", f"--nofile={self.open_files}",
-                "--core=0", "--"]
+                f"--nproc={nproc}:{processes_hard or nproc}", f"--fsize={self.file_bytes}",
+                f"--nofile={self.open_files}", "--core=0", "--"]
 
 
 @dataclass

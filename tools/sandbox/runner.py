@@ -158,15 +158,18 @@ def _supervise(child: Child, code: str, *, limits: Limits, wall_seconds: float, 
     result = SandboxResult(clean(bytes(out.kept)), clean(bytes(err.kept)), "ok", proc.returncode, duration,
                            stdout_dropped=max(0, out.total - len(out.kept)),
                            stderr_dropped=max(0, err.total - len(err.kept)))
-    _classify(result, timed_out=ending == "timeout", overflow=overflow.is_set(), limits=limits, wall_seconds=wall_seconds)
+    _classify(result, timed_out=ending == "timeout", overflow=overflow.is_set(), limits=limits,
+              wall_seconds=wall_seconds)
     if ending == "memory":
         result.reason = "memory"
-        result.detail = f"memory limit of {limits.memory_mb} MiB for the whole call (all its processes together) reached"
+        result.detail = (f"memory limit of {limits.memory_mb} MiB for the whole call "
+                         "(all its processes together) reached")
     if ending == "disk":
         result.reason = "disk"
         result.detail = (f"disk limit of {limits.disk_mb} MiB or {MAX_FILES:,} files for the whole call (all the "
                          "files it wrote together) reached; the process group was killed")
-    if child.backend == "landlock" and proc.returncode == CONFINE_EXIT and "sandbox confinement failed" in result.stderr:
+    if (child.backend == "landlock" and proc.returncode == CONFINE_EXIT
+            and "sandbox confinement failed" in result.stderr):
         result.reason, result.detail = "error", "the sandbox could not confine the child, so nothing ran"
     return result
 
@@ -221,7 +224,8 @@ def _classify(r: SandboxResult, *, timed_out: bool, overflow: bool, limits: Limi
     if timed_out:
         r.reason, r.detail = "timeout", f"wall-clock limit of {wall_seconds:g}s reached; the process group was killed"
     elif overflow:
-        r.reason, r.detail = "output_limit", f"printed more than {KILL_AFTER_BYTES // 2**20} MiB; the process was killed"
+        r.reason, r.detail = "output_limit", (f"printed more than {KILL_AFTER_BYTES // 2**20} MiB; "
+                                              "the process was killed")
     elif code == 0:
         r.reason, r.detail = "ok", "exit code 0"
     elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU) or (code in (-signal.SIGKILL, 128 + signal.SIGKILL)

@@ -47,8 +47,8 @@ _NO_EFFECT = (112, 109,  # setsid, setpgid
               132, 235, 261, 280,  # utime, utimes, futimesat, utimensat
               188, 189, 190, 197, 198, 199, 463, 466)  # set/remove xattr (path, l-, f-, -at)
 _SIGNALS = (62, 200, 234, 129, 297, 434)  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open
-_SELF_ONLY = (203, 204, 144, 145, 142, 143, 314, 315, 148,  # sched_{set,get}{affinity,scheduler,param,attr}, rr_get_interval
-              256, 279, 274)  # migrate_pages, move_pages, get_robust_list
+_SELF_ONLY = (203, 204, 144, 145, 142, 143, 314, 315,  # sched_{set,get}{affinity,scheduler,param,attr}
+              148, 256, 279, 274)  # sched_rr_get_interval, migrate_pages, move_pages, get_robust_list
 _PRLIMIT64 = 302  # reading the caller's own limit (pid 0, no new value) only: the call's limits are the parent's to set
 _SETRLIMIT = 160
 _DENIED = (

@@ -75,21 +75,23 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
     output_cap = max(4 * settings.MAX_FILE_SIZE, 16_000)
 
     @tool
-    def run_python(code: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain, not in the model's schema
+    def run_python(code: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain
         """Run a Python 3 program in an isolated sandbox and return what it prints.
 
         Use it for arithmetic, counting, dates, string puzzles and data analysis. print() every value
         you need (the value of a final bare expression is printed too). Available: the standard library,
         numpy, pandas, openpyxl. The task's attached files (and files read_file extracted from an
-        archive) can be read at their absolute paths; the working directory is an empty scratch folder. There is no network and no access to other
-        files; each call starts fresh (no variables survive between calls).
+        archive) can be read at their absolute paths; the working directory is an empty scratch folder.
+        There is no network and no access to other files; each call starts fresh (no variables survive
+        between calls).
 
         Args:
             code: the complete Python program to run.
         """
         code = strip_fences(code)
         if not code.strip():
-            raise ToolFailure("no code given: pass a complete Python program that print()s its result.", "bad_arguments")
+            raise ToolFailure("no code given: pass a complete Python program that print()s its result.",
+                              "bad_arguments")
         # Files read_file extracted from archives (or fetch_webpage downloaded) live in the workspace.
         ctx = ToolContext.of(config)
         result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=[str(p) for p in ctx.attachments],

@@ -55,7 +55,8 @@ def request_json(method: str, url: str, timeout: float, user_agent: str = USER_A
     try:
         return response.json()
     except ValueError:
-        raise ProviderError(f"answered with non-JSON content ({response.headers.get('content-type', 'unknown type')})") from None
+        raise ProviderError(f"answered with non-JSON content "
+                            f"({response.headers.get('content-type', 'unknown type')})") from None
 
 
 def request(method: str, url: str, timeout: float, accept: str = "*/*", user_agent: str = USER_AGENT,
@@ -72,7 +73,8 @@ def request(method: str, url: str, timeout: float, accept: str = "*/*", user_age
     if response.status_code == 429:
         raise ProviderError("rate limited (HTTP 429)", rate_limited=True)
     if response.status_code >= 400:
-        raise ProviderError(f"HTTP {response.status_code} {response.reason_phrase}".strip(), body=response.text[:20_000])
+        raise ProviderError(f"HTTP {response.status_code} {response.reason_phrase}".strip(),
+                            body=response.text[:20_000])
     return response
 
 

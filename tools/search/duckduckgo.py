@@ -28,7 +28,8 @@ class DuckDuckGoProvider:
             raise ProviderError(f"timed out after {timeout:.0f}s") from None
         except DDGSException as exc:
             raise ProviderError(str(exc)[:150] or "search failed") from None
-        return [SearchResult(title=str(h.get("title") or h["href"]), url=str(h["href"]), snippet=str(h.get("body") or ""))
+        return [SearchResult(title=str(h.get("title") or h["href"]), url=str(h["href"]),
+                             snippet=str(h.get("body") or ""))
                 for h in hits or [] if isinstance(h, dict) and h.get("href")]
 
 

@@ -66,7 +66,8 @@ def plan(duration: float | None, scenes: list[float]) -> tuple[list[float], str]
     return sorted(times), how
 
 
-def take_stills(ffmpeg: str, file: Path, duration: float | None, folder: Path, deadline: float) -> tuple[list[Keyframe], str]:
+def take_stills(ffmpeg: str, file: Path, duration: float | None, folder: Path,
+                deadline: float) -> tuple[list[Keyframe], str]:
     """The keyframes of `file` (merged when alike) and how they were chosen; stops early at `deadline`."""
     from PIL import Image
 
@@ -79,7 +80,8 @@ def take_stills(ffmpeg: str, file: Path, duration: float | None, folder: Path, d
         if time.monotonic() > deadline:
             how += f"; stopped after {number} of {len(times)} stills (TOOL_TIMEOUT)"
             break
-        path = still(ffmpeg, file, at, folder / f"frame-{number:02d}.png", timeout=max(1.0, deadline - time.monotonic()))
+        path = still(ffmpeg, file, at, folder / f"frame-{number:02d}.png",
+                     timeout=max(1.0, deadline - time.monotonic()))
         if path is None:
             continue
         with Image.open(path) as img:

@@ -52,7 +52,8 @@ def _parts(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
 
         found["whisper"] = shared_model(resolve_model(settings.WHISPER_MODEL))
     except (ImportError, MissingDependency) as exc:
-        limited["speech"] = f"no speech-to-text ({getattr(exc, 'reason', exc)}): only YouTube captions give a transcript"
+        limited["speech"] = (f"no speech-to-text ({getattr(exc, 'reason', exc)}): "
+                             "only YouTube captions give a transcript")
     if not found["tesseract"]:
         limited["frame text"] = "tesseract is not installed (apt-get install tesseract-ocr): keyframes have no OCR text"
     if not found["yt_dlp"]:
@@ -150,7 +151,8 @@ class Watcher:
         segments, label = captions.get("result") or ([], "")
         speech: dict[str, Any] = {}
         listener = None
-        if not segments and file is not None and self.found["whisper"] is not None and (media is None or media.has_audio):
+        if (not segments and file is not None and self.found["whisper"] is not None
+                and (media is None or media.has_audio)):
             whisper: LazyWhisper = self.found["whisper"]
             listener = _start(lambda: speech.update(
                 result=transcribe_track(whisper, self.found["ffmpeg"], file, duration, self.deadline)))

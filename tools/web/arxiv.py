@@ -41,7 +41,10 @@ class Paper:
 
 
 def search_params(query: str) -> dict[str, str | int]:
-    """The API's parameters: an id lookup for 'arXiv:2101.00001', field syntax as given, else every word in all fields."""
+    """The API's parameters.
+
+    An id lookup for 'arXiv:2101.00001', field syntax as given, else every word in all fields.
+    """
     text = query.strip()
     if _ID.match(text):
         return {"id_list": _ID.match(text).group(1), "max_results": 1}  # type: ignore[union-attr]

@@ -43,7 +43,10 @@ class WebReader:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WebReader:
-        """The reader the settings describe: blocked domains, allowed hosts, timeout, page size, User-Agent, file cap."""
+        """The reader the settings describe.
+
+        Blocked domains, allowed hosts, timeout, page size, User-Agent, file cap.
+        """
         return cls(blocked_prefixes(settings.BLOCKED_DOMAINS), NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS),
                    max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE, settings.HTTP_USER_AGENT,
                    int(settings.MAX_DOWNLOAD_MB * 2**20))
@@ -77,8 +80,9 @@ class WebReader:
                                     self.max_chars, head=head_prefix + content.head)
                 path, head = content.pdf, head_prefix + content.head
                 pdfs[target] = (path, head)
-            return pdf_document(work, path, f"PDF ({human_size(path.stat().st_size)})", f'fetch_webpage(url="{target}", page={{page}})',
-                                self.max_chars, started + self.timeout_s - 1.0, source=target, head=head)
+            return pdf_document(work, path, f"PDF ({human_size(path.stat().st_size)})",
+                                f'fetch_webpage(url="{target}", page={{page}})', self.max_chars,
+                                started + self.timeout_s - 1.0, source=target, head=head)
 
         return cache.get_or_make(f"url:{target}", make)
 
@@ -109,7 +113,7 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
     reader = WebReader.from_settings(settings)
 
     @tool
-    def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+    def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
         """Fetch a web page (http or https) and return its text as markdown, one page of it at a time.
 
         Links are kept as [text](URL) so you can follow them (as [text](<URL>) when the URL holds
@@ -126,8 +130,8 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         return read_page(reader.document(url, ToolContext.of(config).work), page)
 
     @tool
-    def find_in_page(source: str, query: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
-        """Find every place a word or phrase occurs in a web page or a file, with the text around it and its page number.
+    def find_in_page(source: str, query: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+        """Find every place a word or phrase occurs in a web page or file, with the text around it and its page number.
 
         Use it on a long page instead of reading every page: then read the page it names with
         fetch_webpage(url, page=N) or read_file(path, page=N). Matching ignores case and searches the

@@ -142,7 +142,10 @@ class OpenAlex:
         return [parse_work(w) for w in body.get("results") or []], int((body.get("meta") or {}).get("count") or 0)
 
     def resolve(self, entity: str, name: str) -> Resolved | None:
-        """An author ('authors') or source ('sources') by name: an exact display-name match preferred over the first hit."""
+        """An author ('authors') or source ('sources') by name.
+
+        An exact display-name match is preferred over the first hit.
+        """
         hits = self._get(entity, {"search": name.strip(), "per-page": 10}).get("results") or []
         if not hits:
             return None

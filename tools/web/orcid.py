@@ -31,7 +31,10 @@ class OrcidWork:
 
 
 def normalise_orcid(value: str) -> str:
-    """'https://orcid.org/0000-0002-1825-0097' or '0000000218250097' -> '0000-0002-1825-0097'; ToolFailure if not an iD."""
+    """'https://orcid.org/0000-0002-1825-0097' or '0000000218250097' -> '0000-0002-1825-0097'.
+
+    ToolFailure if not an iD.
+    """
     found = _ORCID.search((value or "").strip())
     if not found:
         raise ToolFailure(f"{value!r} is not an ORCID iD. Pass 16 digits like 0000-0002-1825-0097 or the "

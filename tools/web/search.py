@@ -33,7 +33,8 @@ def format_outcome(query: str, outcome: SearchOutcome) -> str:
 def failure_message(query: str, outcome: SearchOutcome) -> str:
     """Why nothing came back, per provider, and what to try instead."""
     reasons = "; ".join(f"{a.provider}: {a.status}" + (f" ({a.detail})" if a.detail else "") for a in outcome.attempts)
-    return (f"web_search found no results for {query!r}. {reasons or 'No search provider is configured (SEARCH_PROVIDERS)'}. "
+    return (f"web_search found no results for {query!r}. "
+            f"{reasons or 'No search provider is configured (SEARCH_PROVIDERS)'}. "
             "Try a shorter or differently worded query, or fetch_webpage on a page you know "
             "(e.g. https://en.wikipedia.org/wiki/<Title>).")
 

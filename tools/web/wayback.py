@@ -103,9 +103,9 @@ def closest_snapshot(api_url: str, url: str, stamp: str, timeout_s: float,
                           "not_found")
     status = str(closest.get("status") or "")
     if status[:1] in ("4", "5"):
-        raise ToolFailure(f"the capture of {url} closest to that date ({_when(str(closest.get('timestamp', '')))}) is an "
-                          f"archived error page: the site answered HTTP {status} when it was archived. Try another "
-                          "date (earlier or later) or the address in another form.", "not_found")
+        raise ToolFailure(f"the capture of {url} closest to that date ({_when(str(closest.get('timestamp', '')))}) "
+                          f"is an archived error page: the site answered HTTP {status} when it was archived. "
+                          "Try another date (earlier or later) or the address in another form.", "not_found")
     return closest
 
 
@@ -129,7 +129,8 @@ def _read_capture(reader: WebReader, work: Workspace, snapshot: str, target: str
     moved = "" if not asked or not read or read == asked else f" (the archive redirected from {asked.replay_url})"
     head = (f"Wayback snapshot of {target} closest to {date}: taken {_when(read.stamp if read else '')}\n"
             f"Snapshot: {shown}{moved}\n" + content.head)
-    doc = Document(page.url, content.text, f'fetch_webpage(url="{page.url}", page={{page}})', reader.max_chars, head=head)
+    doc = Document(page.url, content.text, f'fetch_webpage(url="{page.url}", page={{page}})', reader.max_chars,
+                   head=head)
     cache = run_cache(work)
     for url in {page.url, asked.raw_url if asked else snapshot}:
         cache.put(f"url:{url}", doc)  # fetch_webpage and find_in_page on the capture's URL see the same pages
@@ -145,7 +146,7 @@ def make_wayback_tools(settings: Settings) -> list[BaseTool]:
     api_url = settings.WAYBACK_API_URL
 
     @tool
-    def wayback(url: str, date: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+    def wayback(url: str, date: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
         """Read a web page as the Wayback Machine archived it, in the snapshot closest to a date.
 
         The reply states the snapshot's timestamp and URL, then the page's text with links, in pages

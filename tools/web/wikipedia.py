@@ -192,12 +192,14 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
     """Build wikipedia_page and wikipedia_revisions; MissingDependency when WIKIPEDIA_API_URL is empty."""
     if not settings.WIKIPEDIA_API_URL:
         raise MissingDependency(["wikipedia_page", "wikipedia_revisions"],
-                                "WIKIPEDIA_API_URL is empty; set it to a MediaWiki API, e.g. https://en.wikipedia.org/w/api.php.")
+                                "WIKIPEDIA_API_URL is empty; set it to a MediaWiki API, "
+                                "e.g. https://en.wikipedia.org/w/api.php.")
     timeout_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)
     max_chars = settings.MAX_FILE_SIZE
 
     @tool
-    def wikipedia_page(title: str, config: RunnableConfig, as_of: str = "", page: int = 1) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+    def wikipedia_page(title: str, config: RunnableConfig, as_of: str = "",  # noqa: D417 - config is injected
+                       page: int = 1) -> str:
         """Read a Wikipedia article as it was on a date (its latest revision at or before the end of that UTC day).
 
         The reply names the revision id and its timestamp, then the article's text with links, in
@@ -206,7 +208,8 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
 
         Args:
             title: The article's title, e.g. "Mercedes Sosa" (redirects are followed).
-            as_of: The date, as YYYY-MM-DD (or YYYY-MM, or YYYY for the end of that year); empty for the current article.
+            as_of: The date, as YYYY-MM-DD (or YYYY-MM, or YYYY for the end of that year); empty for the
+                current article.
             page: Which page of the article's text to read (1 is the first).
         """
         name = (title or "").strip()
@@ -236,8 +239,10 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
                                     links=True)
             when = f"as of {as_of.strip()} (latest revision at or before {moment})" if moment else "current revision"
             head = "\n".join(filter(None, [f"Wikipedia: {found.title} — {when} {found.redirect_note}".rstrip(),
-                                           f"Revision {rev.revid} of {rev.timestamp} by {rev.user}", f"Permalink: {link}"]))
-            doc = Document(link, text, f'wikipedia_page(title="{name}", as_of="{(as_of or "").strip()}", page={{page}})',
+                                           f"Revision {rev.revid} of {rev.timestamp} by {rev.user}",
+                                           f"Permalink: {link}"]))
+            doc = Document(link, text,
+                           f'wikipedia_page(title="{name}", as_of="{(as_of or "").strip()}", page={{page}})',
                            max_chars, head=head)
             cache.put(f"url:{link}", doc)  # find_in_page(source=permalink) searches this revision
             return doc
@@ -273,8 +278,8 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         lines = [first, f"of the Wikipedia article {found.title!r} {span}, inclusive {found.redirect_note}".rstrip()]
         lines += [_line(r) for r in found.items[:LIST_SHOWN]]
         if count > LIST_SHOWN:
-            lines.append(f"…[{count - LIST_SHOWN} older revisions not listed, the oldest of {found.items[-1].timestamp}; "
-                         "narrow start/end to list them]")
+            lines.append(f"…[{count - LIST_SHOWN} older revisions not listed, "
+                         f"the oldest of {found.items[-1].timestamp}; narrow start/end to list them]")
         return "\n".join(lines)
 
     return [wikipedia_page, wikipedia_revisions]
