@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 _HOME = {
     **dict.fromkeys(["AnswerExtracted", "ErrorEvent", "Event", "HistoryTrimmed", "IterationCap", "ModelCall",
                      "RagLookup", "Retry",
-                     "RouteDecided", "Solution", "ToolCall", "ToolResult", "TraceEvent", "event_from_dict"], "agent.events"),
+                     "RouteDecided", "Solution", "ToolCall", "ToolResult", "TraceEvent", "event_from_dict"],
+                    "agent.events"),
     **dict.fromkeys(["extract_answer", "extract_final_answer"], "agent.answer"),
     **dict.fromkeys(["Pipeline", "default_pipeline", "solve", "stream"], "agent.pipeline"),
 }

@@ -2,7 +2,8 @@
 
     python -m agent "What is 2**10 + 7?"                    # prints the final answer
     python -m agent --file report.xlsx --trace "question"   # also prints the step-by-step trace (stderr)
-    python -m agent --json "question"                        # one JSON object: answer, source, steps, tokens, timings, trace
+    python -m agent --json "question"                        # one JSON object: answer, source, steps, tokens,
+                                                             # timings, trace
     python -m agent --max-iterations 40 "question"          # more assistant turns for this question (MAX_ITERATIONS)
 
 Exit status: 0 answered, 1 the run failed (e.g. the model could not be reached), 2 bad usage or

@@ -66,8 +66,8 @@ _WRAPPERS = [("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("`", "`"), ("[
 _TRAILING = ".。;；,，:：!！"
 _SEPARATORS = ",;，；"
 # A final period that belongs to the answer: initials and dotted abbreviations (U.S.A., D.C., b.), titles.
-_ABBREVIATION = re.compile(r"(?:(?<![^\W\d_])[^\W\d_]\.)+$|\b(?:jr|sr|inc|ltd|co|corp|st|dr|mr|mrs|ms|mt|ft|no|vs|etc)\.$",
-                           re.I)
+_ABBREVIATION = re.compile(r"(?:(?<![^\W\d_])[^\W\d_]\.)+$"
+                           r"|\b(?:jr|sr|inc|ltd|co|corp|st|dr|mr|mrs|ms|mt|ft|no|vs|etc)\.$", re.I)
 _EDGE_TAGS = re.compile(r"^(?:<[A-Za-z_]+>\s*)+|(?:\s*</?[A-Za-z_]+>)+$")  # <answer>42</answer>
 
 

@@ -277,7 +277,8 @@ class Solution:
     def from_events(cls, question: str, events: list[Event], *, task_id: str | None = None,
                     file_path: str | None = None) -> Solution:
         """Fold a finished event stream into a Solution."""
-        sol = cls(question=question, answer="", source="agent", task_id=task_id, file_path=file_path, events=list(events))
+        sol = cls(question=question, answer="", source="agent", task_id=task_id, file_path=file_path,
+                  events=list(events))
         for ev in events:
             if isinstance(ev, RouteDecided):
                 sol.source = ev.route

@@ -228,7 +228,8 @@ def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext,
     return [replies[call_id] for call_id in order if call_id in replies]
 
 
-def _reply(ctx: RunContext, emit: Callable[[Event], None], call_id: str, name: str, outcome: ToolOutcome) -> ToolMessage:
+def _reply(ctx: RunContext, emit: Callable[[Event], None], call_id: str, name: str,
+           outcome: ToolOutcome) -> ToolMessage:
     emit(ToolResult(elapsed_s=ctx.elapsed(), call_id=call_id, name=name, output=outcome.output, ok=outcome.ok,
                     duration_s=round(outcome.duration_s, 4), truncated_chars=outcome.truncated_chars,
                     error_kind=outcome.error_kind, thumbnail=outcome.thumbnail))

@@ -78,7 +78,8 @@ def decide(question: str, file_path: str | None, task_id: str | None, *, setting
         context = lookup.context
         reasons.append(f"RAG {lookup.tier} added to the prompt")
     if file_route is not None:
-        reasons.append(f"attachment {file_route.extension or file_route.file_type} → {file_route.tool or 'no active tool'}")
+        reasons.append(f"attachment {file_route.extension or file_route.file_type} "
+                       f"→ {file_route.tool or 'no active tool'}")
     reason = "; ".join(reasons) or "no knowledge-base answer; agent loop"
     events.append(RouteDecided(elapsed_s=elapsed(), route="agent", reason=reason, **hint))
     return Decision("agent", reason, rag_context=context, file_route=file_route, events=events)

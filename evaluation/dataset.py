@@ -183,7 +183,8 @@ def load_split(
     if task_ids:
         known = {s.task_id for s in samples}
         if unknown := [t for t in task_ids if t not in known]:
-            raise DatasetError(f"Unknown task id(s) for split {split!r}{f' level {level}' if level else ''}: {', '.join(unknown)}")
+            raise DatasetError(f"Unknown task id(s) for split {split!r}{f' level {level}' if level else ''}: "
+                               f"{', '.join(unknown)}")
         wanted = set(task_ids)
         samples = [s for s in samples if s.task_id in wanted]
     missing = [f"{s.task_id}: {s.file_path}" for s in samples if s.attachment_missing]

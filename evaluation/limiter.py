@@ -318,8 +318,8 @@ class RateLimiter:
     def _widen(self, now: float, retry_after: float | None) -> None:
         """Slow down once per episode (429s of requests already in flight belong to the same one).
 
-        To a little under the pace that got through; knowing nothing yet, to the server's short Retry-After (a steady-rate
-        limit's spacing), else to half speed.
+        To a little under the pace that got through; knowing nothing yet, to the server's short Retry-After (a
+        steady-rate limit's spacing), else to half speed.
         """
         achieved = self._achieved_interval(now)
         if achieved is not None:

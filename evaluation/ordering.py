@@ -54,7 +54,8 @@ def tool_seconds(sample: Sample) -> float:
     """Seconds of slow tool work the task's attachment (or video link) is expected to need."""
     seconds = 0.0
     if sample.file_type:
-        seconds += ATTACHMENT_S.get(sample.file_type, 4.0) + PER_MB_S.get(sample.file_type, 0.0) * _size_mb(sample.file_path)
+        seconds += (ATTACHMENT_S.get(sample.file_type, 4.0)
+                    + PER_MB_S.get(sample.file_type, 0.0) * _size_mb(sample.file_path))
     if VIDEO_LINK.search(sample.question or ""):
         seconds += ATTACHMENT_S["mp4"]
     return seconds

@@ -156,7 +156,8 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
     scorer_name = run_scorer(config, read_run_info(out))
     config = replace(config, scorer=scorer_name)
     write_run_info(out, RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
-                                level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids or []),
+                                level=config.level, max_samples=config.max_samples,
+                                task_ids=list(config.task_ids or []),
                                 use_rag=config.use_rag, scorer=scorer_name,
                                 max_iterations=config.max_iterations))
     if config.max_iterations:
@@ -231,7 +232,8 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
     for line in problems:
         log.warning("results.jsonl is not a complete %s submission: %s", config.split, line)
     meta: dict[str, Any] = {
-        "split": config.split, "model": settings.MODEL_NAME, "concurrency": config.concurrency or settings.BATCH_CONCURRENCY,
+        "split": config.split, "model": settings.MODEL_NAME,
+        "concurrency": config.concurrency or settings.BATCH_CONCURRENCY,
         "requests_per_minute": settings.LLM_REQUESTS_PER_MINUTE or "adaptive",
         "use_rag": config.use_rag and settings.RAG_ENABLED, "scorer": config.scorer or DEFAULT_SCORER,
         "tasks_selected": len(samples), "sessions": len(loaded.sessions), "stopped": stopped,

@@ -77,7 +77,8 @@ class ApiRunResult:
         known = [r for r in self.records if r.correct is not None]
         data = dict(self.response or {})
         data.setdefault("message", "No submission succeeded." if self.response is None else "")
-        data.update(answered=len(self.records), verdict_known=len(known), correct_known=sum(bool(r.correct) for r in known),
+        data.update(answered=len(self.records), verdict_known=len(known),
+                    correct_known=sum(bool(r.correct) for r in known),
                     stopped=self.stopped, errors=list(self.errors), output_dir=str(self.output_dir))
         return data
 
@@ -133,7 +134,7 @@ class _Scoreboard:
 
 
 def agent_code_for(settings: Settings, given: str | None = None) -> str:
-    """The `agent_code` link to submit: `given`, else the Space's code when on a Space (as the course's template), else ''."""
+    """The `agent_code` link to submit: `given`, else on a Space its code URL (as the course's template), else ''."""
     if given:
         return given
     return f"https://huggingface.co/spaces/{settings.SPACE_ID}/tree/main" if settings.SPACE_ID else ""
@@ -216,7 +217,8 @@ def _write_outputs(result: ApiRunResult, settings: Settings) -> None:
     ends = [r.finished_at for r in result.records]
     elapsed = round(max(ends) - min(starts), 3) if result.records else 0.0
     summary = summarize(result.records, elapsed_s=elapsed, meta={
-        "source": "scoring API", "verdicts": SERVER_SCORER, "api_url": settings.SCORING_API_URL, "model": settings.MODEL_NAME,
+        "source": "scoring API", "verdicts": SERVER_SCORER, "api_url": settings.SCORING_API_URL,
+        "model": settings.MODEL_NAME,
         "api_message": (result.response or {}).get("message", ""), "api_score": (result.response or {}).get("score"),
         "stopped": result.stopped})
     summary["api"] = result.to_dict()

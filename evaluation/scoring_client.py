@@ -92,7 +92,8 @@ class ScoringAPIClient:
         if isinstance(answers, Mapping):
             answers = [{"task_id": t, "submitted_answer": a} for t, a in answers.items()]
         payload = {"username": username.strip(), "agent_code": agent_code,
-                   "answers": [{"task_id": a["task_id"], "submitted_answer": str(a["submitted_answer"])} for a in answers]}
+                   "answers": [{"task_id": a["task_id"], "submitted_answer": str(a["submitted_answer"])}
+                               for a in answers]}
 
         def parse(response: httpx.Response) -> dict:
             data = response.json()
@@ -129,7 +130,8 @@ class ScoringAPIClient:
                         return parse(response)
                     except (ValueError, TypeError, KeyError) as exc:
                         last = f"{method} {path}: malformed response ({exc})"
-            self.problems.append(last + (f"; retrying ({attempt + 1}/{self.retries})" if attempt < self.retries else ""))
+            self.problems.append(last + (f"; retrying ({attempt + 1}/{self.retries})"
+                                         if attempt < self.retries else ""))
             log.warning("scoring API: %s", self.problems[-1])
         raise ScoringAPIError(f"{last} — gave up after {self.retries + 1} attempt(s)")
 

@@ -53,8 +53,8 @@ class TextAgentAdapter:
         try:
             text = self._run(prompt)
             raw = text if isinstance(text, str) else str(text)
-            events.append(AnswerExtracted(elapsed_s=round(time.monotonic() - start, 4), answer=extract_final_answer(raw),
-                                          raw=raw, method="external_agent"))
+            events.append(AnswerExtracted(elapsed_s=round(time.monotonic() - start, 4),
+                                          answer=extract_final_answer(raw), raw=raw, method="external_agent"))
         except Exception as exc:  # noqa: BLE001 - a failing agent fails its task, not the evaluation
             events.append(ErrorEvent(elapsed_s=round(time.monotonic() - start, 4), stage="agent",
                                      message=f"{type(exc).__name__}: {exc}"))
@@ -101,7 +101,8 @@ class GAIAEvaluator:
         """Run the agent over the samples; return the summary (plus 'accuracy' and per-task 'results')."""
         pipeline = _as_pipeline(agent)
         split = getattr(self.dataset, "split", "validation")
-        out = self.output_dir or Path(self.settings.OUTPUT_DIR) / f"{split}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}"
+        out = self.output_dir or (Path(self.settings.OUTPUT_DIR)
+                                  / f"{split}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}")
         foreign = isinstance(pipeline, TextAgentAdapter)
         config = RunConfig(split=split, level=self.level, max_samples=max_samples, output_dir=out, use_rag=self.use_rag,
                            concurrency=1 if foreign else self.concurrency, question_delay=0.0 if foreign else None,
@@ -128,7 +129,8 @@ class GAIAEvaluationTool:
         self.dataset_name = dataset_name or self.settings.GAIA_DATASET
 
     def run(self, agent: Any = None, level: int | None = None, max_samples: int | None = None,
-            export_results: bool = True, generate_report: bool = True, output_dir: Path | str | None = None) -> dict[str, Any]:
+            export_results: bool = True, generate_report: bool = True,
+            output_dir: Path | str | None = None) -> dict[str, Any]:
         """Evaluate `agent` (default: our Pipeline) and say where results.jsonl and report.md are.
 
         The runner always writes every file into the run folder; the flags choose what is returned:

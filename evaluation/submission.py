@@ -46,7 +46,8 @@ def write_results_jsonl(records: Iterable[RecordLike], path: Path, *, include_re
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="ascii") as fh:
         for record in records:
-            fh.write(json.dumps(leaderboard_line(record, include_reasoning=include_reasoning), ensure_ascii=True) + "\n")
+            fh.write(json.dumps(leaderboard_line(record, include_reasoning=include_reasoning), ensure_ascii=True)
+                     + "\n")
     return path
 
 
@@ -68,7 +69,8 @@ def check_submission(records: Sequence[RecordLike], samples: Sequence[Sample]) -
     if missing := [t for t in expected if t not in counts]:
         problems.append(f"missing {len(missing)} of {len(expected)} task(s): {_ids(missing)}")
     if duplicated := [t for t, n in counts.items() if n > 1]:
-        problems.append(f"{len(duplicated)} task(s) appear more than once: " + _ids(f"{t} (x{counts[t]})" for t in duplicated))
+        problems.append(f"{len(duplicated)} task(s) appear more than once: "
+                        + _ids(f"{t} (x{counts[t]})" for t in duplicated))
     if unknown := [t for t in counts if t not in set(expected)]:
         problems.append(f"{len(unknown)} task(s) are not in the split (wrong split?): {_ids(map(str, unknown))}")
     if levels := _level_mismatch(counts, samples):

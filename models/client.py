@@ -117,7 +117,9 @@ def build_chat_model(settings: Settings, model_name: str | None = None, role: Ro
         base_url=endpoint.base_url or None,
         temperature=settings.LLM_TEMPERATURE,
         timeout=settings.LLM_TIMEOUT,
-        max_completion_tokens=settings.LLM_MAX_TOKENS,  # the field's alias (the wire name is fixed up in compat); without it a small local model can loop until its context is full
+        # max_completion_tokens is the field's alias (the wire name is fixed up in compat); without it a small local
+        # model can loop until its context is full
+        max_completion_tokens=settings.LLM_MAX_TOKENS,
         max_retries=0,
         include_response_headers=True,  # x-ratelimit-* for the batch limiter (ResponseInfo)
         use_responses_api=False,  # OpenAI-compatible servers speak chat completions

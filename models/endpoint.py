@@ -140,7 +140,8 @@ class EndpointMonitor:
             response = httpx.get(f"{base}/models", headers=headers, timeout=self.timeout, follow_redirects=True)
         except httpx.TimeoutException:
             # A busy single-slot server (llama.cpp still generating) may answer late: slow is not dead.
-            return EndpointState("ready", f"{name} (the endpoint did not list its models within {self.timeout:g}s)", now)
+            return EndpointState("ready", f"{name} (the endpoint did not list its models within {self.timeout:g}s)",
+                                 now)
         except httpx.HTTPError as exc:
             return EndpointState("unreachable", f"unreachable ({base}: {_connect_reason(exc, self.timeout)})", now)
         if response.status_code in (401, 403):
@@ -150,8 +151,9 @@ class EndpointMonitor:
             return EndpointState("ready", f"ready ({name})", now)
         if not _is_served(name, served):
             shown = ", ".join(served[:5]) + (", …" if len(served) > 5 else "")
-            return EndpointState("not_served", redact(f"model {name} not served by {base} (it lists: {shown or 'none'})",
-                                                      self.settings), now)
+            return EndpointState("not_served",
+                                 redact(f"model {name} not served by {base} (it lists: {shown or 'none'})",
+                                        self.settings), now)
         return EndpointState("ready", f"ready ({name})", now)
 
 

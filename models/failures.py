@@ -162,7 +162,8 @@ def _status_failure(exc: openai.APIStatusError, prompt_tokens: int) -> Failure:
     if status == 429:
         return Failure(True, f"HTTP 429 rate limited: {message}", status, retry_after, "rate_limited", signature)
     if status in _OVERLOAD_STATUSES:
-        return Failure(True, f"HTTP {status} server overloaded: {message}", status, retry_after, "overloaded", signature)
+        return Failure(True, f"HTTP {status} server overloaded: {message}", status, retry_after, "overloaded",
+                       signature)
     if status >= 500:
         return Failure(True, f"HTTP {status} server error: {message}", status, retry_after, "server_error", signature)
     return Failure(False, f"HTTP {status} request rejected: {message}", status, retry_after, "rejected", signature)

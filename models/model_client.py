@@ -60,7 +60,8 @@ class ChatModels:
                 self._models[key] = build_chat_model(self.settings, key[1], role)
             return self._models[key]
 
-    def with_tools(self, tools: Sequence[Any], model_name: str | None = None) -> Runnable[LanguageModelInput, BaseMessage]:
+    def with_tools(self, tools: Sequence[Any],
+                   model_name: str | None = None) -> Runnable[LanguageModelInput, BaseMessage]:
         """The model with `tools` bound and LLM_TOOL_CHOICE sent (some servers drop tools without it)."""
         model = self.get(model_name)
         if not tools:

@@ -36,7 +36,8 @@ def test_bad_value_names_the_variable(monkeypatch, name, value):
 
 
 def test_dotenv_read_and_unknown_keys_ignored(tmp_path, monkeypatch):
-    (tmp_path / ".env").write_text("MODEL_NAME=qwen3:8b\nSOME_OTHER_TOOL_SETTING=1\nOPENAI_BASE_URL=http://localhost:11434/v1\n")
+    (tmp_path / ".env").write_text("MODEL_NAME=qwen3:8b\nSOME_OTHER_TOOL_SETTING=1\n"
+                                   "OPENAI_BASE_URL=http://localhost:11434/v1\n")
     monkeypatch.chdir(tmp_path)
     s = load_settings()
     assert s.MODEL_NAME == "qwen3:8b" and s.llm_configured

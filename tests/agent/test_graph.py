@@ -26,7 +26,7 @@ seen_configs: list[list[str]] = []
 
 
 @tool
-def peek_attachments(note: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected by LangGraph, not a model argument
+def peek_attachments(note: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected by LangGraph
     """Report the attachments this run was given.
 
     Args:
@@ -88,7 +88,8 @@ def test_two_step_tool_use() -> None:
     assert result.output == "1031" and result.ok
     # the second request carries the tool's observation and the official system prompt
     second = model.calls[1]
-    assert isinstance(second[0], SystemMessage) and isinstance(second[0].content, str) and second[0].content.startswith(GAIA_SYSTEM_PROMPT)
+    assert (isinstance(second[0], SystemMessage) and isinstance(second[0].content, str)
+            and second[0].content.startswith(GAIA_SYSTEM_PROMPT))
     assert isinstance(second[-1], ToolMessage) and second[-1].content == "1031"
     assert model.bound_tools == ["calculator", "peek_attachments", "slow_echo", "explode"]
 
@@ -286,7 +287,8 @@ def test_stream_is_lazy_until_iterated() -> None:
 def test_chat_ui_trace_steps_in_history_are_skipped() -> None:
     pipe, model = run([ai("FINAL ANSWER: ok")])
     pipe.solve("next", history=[{"role": "user", "content": "first"},
-                                {"role": "assistant", "content": "calculator(2+2)", "metadata": {"title": "🛠 calculator"}},
+                                {"role": "assistant", "content": "calculator(2+2)",
+                                 "metadata": {"title": "🛠 calculator"}},
                                 {"role": "assistant", "content": [{"type": "text", "text": "4"}]}])
     assert [m.content for m in model.calls[0][1:-1]] == ["first", "4"]
 

@@ -1,4 +1,4 @@
-"""Pipeline-level input limits: an oversize question never reaches the model; chat history is capped (issue 13, item 2)."""
+"""Pipeline input limits: an oversize question never reaches the model; chat history is capped (issue 13, item 2)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ def make_pipeline(srv: ScriptedOpenAI, **overrides) -> Pipeline:
 
 
 def test_two_step_tool_task() -> None:
-    with ScriptedOpenAI([call("calculator", expression="2**10 + 7"), say("2**10 is 1024, plus 7.\nFINAL ANSWER: 1031")]) as srv:
+    with ScriptedOpenAI([call("calculator", expression="2**10 + 7"),
+                         say("2**10 is 1024, plus 7.\nFINAL ANSWER: 1031")]) as srv:
         sol = make_pipeline(srv).solve("What is 2**10 + 7?")
     assert sol.answer == "1031" and sol.error is None and sol.tools_used == ["calculator"]
     assert (sol.steps, sol.prompt_tokens, sol.completion_tokens) == (2, 22, 14)

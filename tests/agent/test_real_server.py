@@ -70,7 +70,8 @@ def test_a_length_cut_reply_is_flagged_and_concluded_once(proxy) -> None:
 
 
 def test_a_context_overflow_is_explained_and_not_retried(proxy) -> None:
-    sol = pipeline(settings_for(proxy, MAX_QUESTION_CHARS=100_000)).solve("Summarise this: " + "lorem ipsum dolor " * 1500)
+    sol = pipeline(settings_for(proxy, MAX_QUESTION_CHARS=100_000)).solve("Summarise this: "
+                                                                           + "lorem ipsum dolor " * 1500)
     assert len(proxy.chat()) == 1 and proxy.chat()[0].status == 400
     assert not any(isinstance(e, Retry) for e in sol.events)
     assert sol.error is not None

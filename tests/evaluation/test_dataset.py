@@ -39,7 +39,8 @@ def test_attachments_are_absolute_real_files(tmp_path, fmt):
 
 
 def test_annotator_metadata(tmp_path):
-    sample = next(s for s in load_split("validation", data_dir=make_gaia_folder(tmp_path)) if s.file_name == "sales.xlsx")
+    sample = next(s for s in load_split("validation", data_dir=make_gaia_folder(tmp_path))
+                  if s.file_name == "sales.xlsx")
     assert sample.annotator is not None
     assert sample.annotator.number_of_steps == 2 and sample.annotator.number_of_tools == 1
     assert sample.annotator.tool_list == ["read_excel"]

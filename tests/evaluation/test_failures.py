@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from agent.events import AnswerExtracted, ErrorEvent, IterationCap, ModelCall, RouteDecided, Solution, ToolCall, ToolResult
+from agent.events import (
+    AnswerExtracted,
+    ErrorEvent,
+    IterationCap,
+    ModelCall,
+    RouteDecided,
+    Solution,
+    ToolCall,
+    ToolResult,
+)
 from config import load_settings
 from evaluation.failures import failure_category, reasoning_summary
 from evaluation.scorer import Explanation, Score

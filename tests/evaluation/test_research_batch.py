@@ -104,8 +104,10 @@ def _arxiv_routes(site: str) -> dict[str, Route]:
     pages = ["Introduction. " + "We model tides. " * 80, "Results. " + "Tables follow. " * 60
              + "The tidal power of Enceladus is 27 GW in our model."]
     paper = ArxivPaper("2106.01234v2", "Tidal Heating of Icy Moons", ("R. Okafor", "L. Brandt"),
-                       "2021-06-02T17:00:00Z", "astro-ph.EP", "We model tidal heating.", pdf_url=f"{site}/pdf/2106.01234v2")
-    return {"/api/query": arxiv_double([paper]), "/pdf/2106.01234v2": WebReply(200, multipage_pdf(pages), "application/pdf")}
+                       "2021-06-02T17:00:00Z", "astro-ph.EP", "We model tidal heating.",
+                       pdf_url=f"{site}/pdf/2106.01234v2")
+    return {"/api/query": arxiv_double([paper]),
+            "/pdf/2106.01234v2": WebReply(200, multipage_pdf(pages), "application/pdf")}
 
 
 PALETTE = {"teal": (0, 128, 128), "crimson": (220, 20, 60), "white": (255, 255, 255), "black": (0, 0, 0),
@@ -138,7 +140,8 @@ def vision_reply(body: dict) -> Reply | None:
             if part.get("type") == "image_url":
                 data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
                 image = Image.open(io.BytesIO(data)).convert("RGB")
-                centre: tuple[int, int, int] = image.getpixel((image.width // 2, image.height // 2))  # type: ignore[assignment]
+                centre: tuple[int, int, int] = image.getpixel(  # type: ignore[assignment]
+                    (image.width // 2, image.height // 2))
                 name = min(PALETTE, key=lambda n: sum((a - b) ** 2 for a, b in zip(PALETTE[n], centre, strict=True)))
                 return say(f"The square is {name}.")
     return None
@@ -181,7 +184,8 @@ TASKS: list[ResearchTask] = [
         (lambda r, site: call("wikipedia_revisions", title="Isle of Test", start="2021-01-01", end="2021-12-31"),
          answer(r"^(\d+) revisions")), routes=_wiki_routes),
     ResearchTask(
-        "snapshot", "What was the soup of the day on http://diner.example/menu in May 2019?", "lentil with smoked paprika",
+        "snapshot", "What was the soup of the day on http://diner.example/menu in May 2019?",
+        "lentil with smoked paprika",
         (lambda r, site: call("wayback", url="http://diner.example/menu", date="2019-05-01"),
          answer(r"Soup of the day: ([\w ]+)\.")), routes=_wayback_routes),
     ResearchTask(

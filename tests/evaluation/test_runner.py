@@ -68,7 +68,8 @@ def reset_script(server):
 
 
 def run_settings(**kw):
-    base = dict(OPENAI_BASE_URL="http://unused", BATCH_QUESTION_DELAY=0, TASK_RETRY_MAX=1, RATE_LIMIT_RETRY_BASE_DELAY=0.05)
+    base = dict(OPENAI_BASE_URL="http://unused", BATCH_QUESTION_DELAY=0, TASK_RETRY_MAX=1,
+                RATE_LIMIT_RETRY_BASE_DELAY=0.05)
     return load_settings(**{**base, **kw})
 
 

@@ -22,8 +22,9 @@ def run(tmp_path, known: bool):
     with ScriptedOpenAI(lambda body: bench_script(body, plans), latency=LATENCY, limits=Limits(rpm=RPM)) as srv:
         settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
                                  RAG_INDEX_DIR=tmp_path / "rag", LLM_REQUESTS_PER_MINUTE=RPM if known else 0)
-        result = run_batch(make_samples(plans, tmp_path / "files"), Pipeline(settings, registry=ToolRegistry(tools=[make_bench_tool(plans)])), RunConfig(concurrency=4, output_dir=tmp_path / "o"),
-                           settings)
+        result = run_batch(make_samples(plans, tmp_path / "files"),
+                           Pipeline(settings, registry=ToolRegistry(tools=[make_bench_tool(plans)])),
+                           RunConfig(concurrency=4, output_dir=tmp_path / "o"), settings)
         return result, srv.rate_limited
 
 

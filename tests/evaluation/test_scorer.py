@@ -46,7 +46,8 @@ def test_helpers_match_official_definitions():
 
 @pytest.mark.parametrize(
     ("answer", "truth", "rule"),
-    [("4", "4", "number"), ("x", "1e3", "number"), ("a", "a, b", "list"), ("a", "a; b", "list"), ("a", "Paris", "string")],
+    [("4", "4", "number"), ("x", "1e3", "number"), ("a", "a, b", "list"), ("a", "a; b", "list"),
+     ("a", "Paris", "string")],
 )
 def test_explain_names_the_rule(answer, truth, rule):
     assert explain(answer, truth).rule == rule
@@ -88,7 +89,8 @@ def test_explain_to_dict_is_json_ready():
 
     data = explain("b, a", "a, b").to_dict()
     assert json.loads(json.dumps(data)) == data
-    assert set(data) == {"correct", "rule", "normalized_answer", "normalized_truth", "format_only_miss", "lenient_reason"}
+    assert set(data) == {"correct", "rule", "normalized_answer", "normalized_truth", "format_only_miss",
+                         "lenient_reason"}
     assert isinstance(explain("x", "y"), Explanation)
 
 

@@ -139,7 +139,8 @@ def test_run_submits_cumulatively_and_records_each_verdict(api, pipeline, tmp_pa
     wrong = next(r for r in result.records if r.task_id == "api-capital")
     assert wrong.failure_category == "plain_wrong" and wrong.predicted == "Lyon"
     assert seen[-1].done == 6 and seen[-1].correct == 5
-    for name in ("details.jsonl", "results.jsonl", "submissions.jsonl", "summary.json", "report.md", "checkpoint.jsonl"):
+    for name in ("details.jsonl", "results.jsonl", "submissions.jsonl", "summary.json", "report.md",
+                 "checkpoint.jsonl"):
         assert (result.output_dir / name).is_file(), name
     # the attachment was downloaded and handed to the agent
     assert (result.output_dir / "files" / "api-py" / "program.py").read_bytes() == api.tasks["api-py"].content
@@ -178,7 +179,8 @@ def test_last_failed_submission_is_flushed_at_the_end(tmp_path, pipeline):
 
 def test_questions_endpoint_down_is_reported_not_fatal(api, pipeline, tmp_path):
     api.inject("questions", 500, 500, 500)
-    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=2, client=client_for(api))
+    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=2,
+                                client=client_for(api))
     assert result.records == [] and result.response is None
     assert "Could not fetch the questions" in result.errors[-1]
     assert result.to_dict()["message"] == "No submission succeeded."
@@ -192,7 +194,8 @@ def test_missing_username_is_reported(api, pipeline, tmp_path):
 
 def test_a_failed_attachment_download_is_reported_and_the_task_still_answered(api, pipeline, tmp_path):
     api.inject("files", 500, 500, 500)  # the first download gives up after 3 attempts
-    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=1, client=client_for(api))
+    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=1,
+                                client=client_for(api))
     assert len(result.records) == 6 and len(api.submissions) == 6
     assert any("attachment sales.xlsx not downloaded" in e and "HTTP 500" in e for e in result.errors)
     assert any("HTTP 500" in p and "retrying" in p for p in result.errors)
@@ -242,7 +245,8 @@ def test_a_task_that_errored_is_not_submitted_and_its_verdict_stays_unknown(api,
 
     with ScriptedOpenAI(script) as llm:
         settings = load_settings(OPENAI_BASE_URL=llm.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
-                                 RAG_INDEX_DIR=tmp_path / "rag", RATE_LIMIT_RETRY_MAX=0, RATE_LIMIT_RETRY_BASE_DELAY=0.01)
+                                 RAG_INDEX_DIR=tmp_path / "rag", RATE_LIMIT_RETRY_MAX=0,
+                                 RATE_LIMIT_RETRY_BASE_DELAY=0.01)
         result = run_api_evaluation("ann", "x", Pipeline(settings), settings_for(api, tmp_path), concurrency=2,
                                     client=client_for(api))
     failed = next(r for r in result.records if r.task_id == "api-capital")
@@ -254,7 +258,8 @@ def test_a_task_that_errored_is_not_submitted_and_its_verdict_stays_unknown(api,
 
 
 def test_verdicts_are_the_servers_and_the_report_says_so(api, pipeline, tmp_path):
-    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=2, client=client_for(api))
+    result = run_api_evaluation("ann", "x", pipeline, settings_for(api, tmp_path), concurrency=2,
+                                client=client_for(api))
     assert {r.score.scorer for r in result.records} == {"scoring API (exact match)"}
     report = (result.output_dir / "report.md").read_text()
     assert "Correct per the server (scoring API (exact match))" in report

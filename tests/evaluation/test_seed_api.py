@@ -65,7 +65,8 @@ def test_level_filter_and_a_crashing_agent_is_recorded(dataset, settings):
 
 
 def test_a_plain_callable_is_an_agent_too(dataset, settings):
-    results = GAIAEvaluator(dataset=dataset, level=1, settings=settings).evaluate(lambda p: f"FINAL ANSWER: {answer_for(p)}")
+    results = GAIAEvaluator(dataset=dataset, level=1, settings=settings).evaluate(
+        lambda p: f"FINAL ANSWER: {answer_for(p)}")
     assert results["correct"] == 2
 
 

@@ -12,7 +12,8 @@ from tests.support.gaia_fixture import FIXTURE_TASKS, make_gaia_folder
 
 
 def _records(samples, answer=lambda s: "42") -> list[TaskRecord]:
-    return [TaskRecord(task_id=s.task_id, question=s.question, predicted=answer(s), reasoning_trace=f"solved {s.task_id}")
+    return [TaskRecord(task_id=s.task_id, question=s.question, predicted=answer(s),
+                       reasoning_trace=f"solved {s.task_id}")
             for s in samples]
 
 
@@ -80,7 +81,8 @@ def test_submission_guide(tmp_path):
     text = path.read_text()
     assert path.name == "SUBMISSION_GUIDE.md"
     assert "https://huggingface.co/spaces/gaia-benchmark/leaderboard" in text
-    for field in ("Split", "Model name", "Model family", "System prompt", "Url", "Organisation", "Contact email", "File"):
+    for field in ("Split", "Model name", "Model family", "System prompt", "Url", "Organisation", "Contact email",
+                  "File"):
         assert f"**{field}" in text, field
     assert "gaia-agent-gpt-4o" in text and "results.jsonl" in text
 

@@ -20,7 +20,8 @@ REQ = httpx2.Request("POST", URL)
 
 def status_error(status: int, body: str = "boom") -> openai.APIStatusError:
     response = httpx2.Response(status, text=body, request=REQ)
-    cls = openai.InternalServerError if status >= 500 else openai.BadRequestError if status == 400 else openai.APIStatusError
+    cls = (openai.InternalServerError if status >= 500
+           else openai.BadRequestError if status == 400 else openai.APIStatusError)
     return cls(f"Error code: {status} - {body}", response=response, body=body)
 
 

@@ -36,5 +36,6 @@ def test_bound_tools_count_and_images_do_not_count_their_base64():
 
     assert prompt_chars([HumanMessage(content="hi")], Bound()) > 500
     image = HumanMessage(content=[{"type": "text", "text": "what is this?"},
-                                  {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 500_000}}])
+                                  {"type": "image_url",
+                                   "image_url": {"url": "data:image/png;base64," + "A" * 500_000}}])
     assert prompt_chars([image]) < 5000

@@ -28,7 +28,8 @@ def embedder() -> Embedder:
 def make_kb(tmp_path: Path, embedder: Embedder) -> Callable[..., FaissKnowledgeBase]:
     """A factory `make(entries, index_dir=None, hint_llm=None, **setting_overrides)` of saved knowledge bases."""
 
-    def make(entries: list[Entry] | None = None, index_dir: Path | None = None, hint_llm=None, **overrides) -> FaissKnowledgeBase:
+    def make(entries: list[Entry] | None = None, index_dir: Path | None = None, hint_llm=None,
+             **overrides) -> FaissKnowledgeBase:
         settings = load_settings(RAG_INDEX_DIR=index_dir or tmp_path / "index", **overrides)
         kb = FaissKnowledgeBase(settings, hint_llm=hint_llm, embedder=embedder)
         if entries:

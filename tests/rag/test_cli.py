@@ -18,7 +18,8 @@ pytestmark = pytest.mark.integration
 
 def run_rag(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    return subprocess.run([sys.executable, "-m", "rag", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "rag", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def test_build_query_stats_remove(tmp_path):
@@ -27,8 +28,9 @@ def test_build_query_stats_remove(tmp_path):
     pairs.write_text(json.dumps({"question": "How far is London from Paris in kilometers?", "answer": "344"}) + "\n")
     run = tmp_path / "run"
     run.mkdir()
-    (run / "details.jsonl").write_text(json.dumps({"task_id": "r1", "question": "Who wrote Hamlet?", "expected": "Shakespeare",
-                                                   "predicted": "Shakespeare", "correct": True}) + "\n")
+    (run / "details.jsonl").write_text(json.dumps({"task_id": "r1", "question": "Who wrote Hamlet?",
+                                                   "expected": "Shakespeare", "predicted": "Shakespeare",
+                                                   "correct": True}) + "\n")
     index = tmp_path / "index"
 
     built = run_rag("build", "--gaia-dir", str(gaia), "--split", "validation", "--jsonl", str(pairs),

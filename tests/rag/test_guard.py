@@ -30,7 +30,8 @@ def test_year_reason_names_both_years():
 
 
 def test_units_reason_names_both_units():
-    assert "units differ (miles vs kilometers)" in check("Distance London-Paris in miles?", "Distance London-Paris in km?").reason
+    assert "units differ (miles vs kilometers)" in check("Distance London-Paris in miles?",
+                                                         "Distance London-Paris in km?").reason
 
 
 def test_unit_symbols_and_words_are_the_same_unit():
@@ -62,7 +63,8 @@ def test_may_as_a_verb_is_not_a_month():
 
 def test_names_are_matched_case_insensitively():
     assert check("who wrote pride and prejudice by jane austen", "Who wrote Pride and Prejudice by Jane Austen?").agree
-    assert not check("Who painted the Mona Lisa, Leonardo or Raphael?", "Who painted the Mona Lisa, Leonardo or Titian?").agree
+    assert not check("Who painted the Mona Lisa, Leonardo or Raphael?",
+                     "Who painted the Mona Lisa, Leonardo or Titian?").agree
 
 
 def test_possessive_names():
@@ -76,7 +78,8 @@ def test_quoted_titles_differ_even_with_same_words_around():
 
 def test_wh_word_change_is_a_different_question():
     # all-MiniLM-L6-v2 scores this pair 0.987
-    assert not check('When was the novel "Pride and Prejudice" written?', 'Who wrote the novel "Pride and Prejudice"?').agree
+    assert not check('When was the novel "Pride and Prejudice" written?',
+                     'Who wrote the novel "Pride and Prejudice"?').agree
 
 
 def test_reversal_word_is_a_different_question():

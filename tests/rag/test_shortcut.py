@@ -77,7 +77,8 @@ def test_leave_one_out_even_for_the_only_exact_match(make_kb):
     assert result.tier != "answer"
     assert all(m.task_id != "t-france" for m in result.matches)
     assert "t-france left out" in result.note
-    only = make_kb([Entry("What is the capital city of France?", "Paris", task_id="solo")], index_dir=kb.store.directory.parent / "solo")
+    only = make_kb([Entry("What is the capital city of France?", "Paris", task_id="solo")],
+                   index_dir=kb.store.directory.parent / "solo")
     alone = only.lookup("What is the capital city of France?", exclude_task_id="solo")
     assert (alone.tier, alone.matches) == ("miss", [])
 
@@ -116,7 +117,8 @@ def test_concurrent_lookups_from_threads(calibration_kb):
         t.join()
     for n, got in results.items():
         for q, r in zip(questions[n::4], got, strict=True):
-            assert (r.tier, r.answer, r.best.similarity) == (expected[q].tier, expected[q].answer, expected[q].best.similarity)
+            assert (r.tier, r.answer, r.best.similarity) == (expected[q].tier, expected[q].answer,
+                                                             expected[q].best.similarity)
     assert sum(len(v) for v in results.values()) == len(questions)
 
 
@@ -187,7 +189,8 @@ def test_failing_hint_llm_falls_back_to_a_listing(make_kb):
     result = kb.lookup("How many inhabitants did Lyon have in 2015?")
     assert result.tier == "hints"
     assert "hint LLM failed (TimeoutError: endpoint hung)" in result.note
-    assert "What was the population of Paris in 2010?" in result.context and "NOT this question's answer" in result.context
+    assert ("What was the population of Paris in 2010?" in result.context
+            and "NOT this question's answer" in result.context)
 
 
 def test_hints_without_llm_or_switched_off(make_kb):
@@ -220,6 +223,7 @@ def test_rag_disabled_means_an_empty_knowledge_base(tmp_path):
 
 
 def test_describe_and_stats(make_kb):
-    kb = make_kb([Entry("What is the capital city of France?", "Paris", task_id="fr", level=1, source="gaia:validation")])
+    kb = make_kb([Entry("What is the capital city of France?", "Paris", task_id="fr", level=1,
+                        source="gaia:validation")])
     assert kb.describe().startswith("1 entries (packaged:all-MiniLM-L6-v2)")
     assert kb.stats()["by_source"] == {"gaia:validation": 1} and kb.stats()["by_level"] == {"1": 1}

@@ -41,7 +41,8 @@ def test_gaia_missing_split(tmp_path):
 def test_jsonl_pairs(tmp_path):
     path = tmp_path / "qa.jsonl"
     path.write_text(json.dumps({"question": "Q1?", "answer": "A1"}) + "\n\n"
-                    + json.dumps({"question": "Q2?", "answer": 7, "task_id": "t2", "level": "2", "source": "mine"}) + "\n")
+                    + json.dumps({"question": "Q2?", "answer": 7, "task_id": "t2", "level": "2", "source": "mine"})
+                    + "\n")
     first, second = from_jsonl(path)
     assert (first.question, first.answer, first.task_id, first.source) == ("Q1?", "A1", None, "jsonl:qa.jsonl")
     assert (second.answer, second.task_id, second.level, second.source) == ("7", "t2", 2, "mine")
@@ -75,7 +76,8 @@ def test_finished_run_only_correct_tasks(tmp_path):
     ]
     (run / "details.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     (entry,) = from_run(run)
-    assert (entry.task_id, entry.question, entry.answer, entry.level, entry.source) == ("a", "Right?", "yes", 1, "run:run-1")
+    assert (entry.task_id, entry.question, entry.answer, entry.level, entry.source) == ("a", "Right?", "yes", 1,
+                                                                                        "run:run-1")
 
 
 def test_finished_run_without_correct_tasks(tmp_path):

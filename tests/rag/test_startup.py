@@ -30,7 +30,8 @@ print(json.dumps(report))
 
 def probe(index_dir: Path) -> dict:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    out = subprocess.run([sys.executable, "-c", PROBE, str(index_dir)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    out = subprocess.run([sys.executable, "-c", PROBE, str(index_dir)], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=240)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -58,7 +58,8 @@ def silent_flac(path: Path, seconds: int = 4 * 3600) -> Path:
     return path
 
 
-def _zip_with(path: Path, name: str, head: bytes, chunk: bytes, repeats: int, tail: bytes, extra: dict[str, str]) -> Path:
+def _zip_with(path: Path, name: str, head: bytes, chunk: bytes, repeats: int, tail: bytes,
+              extra: dict[str, str]) -> Path:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         archive.writestr("[Content_Types].xml", _CONTENT_TYPES)
         for other, text in extra.items():

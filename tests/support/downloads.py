@@ -13,7 +13,7 @@ from typing import Any
 
 
 def large_pdf(pages: int, facts: dict[int, str], pad_mb: float = 6.0) -> bytes:
-    """A PDF of `pages` text pages (`facts`: page number -> a sentence on it) padded past `pad_mb` MB by a noise image."""
+    """A PDF of `pages` text pages (`facts`: page -> a sentence on it) padded past `pad_mb` MB by a noise image."""
     import io
 
     from fpdf import FPDF

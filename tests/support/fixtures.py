@@ -186,7 +186,8 @@ def make_wav(directory: Path, name: str = "tone.wav", seconds: float = 0.5) -> P
     """A 440 Hz sine tone, 16 kHz mono 16-bit."""
     path = directory / name
     rate = 16000
-    frames = b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / rate))) for i in range(int(rate * seconds)))
+    frames = b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / rate)))
+                      for i in range(int(rate * seconds)))
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)

@@ -320,7 +320,8 @@ class ScriptedOpenAI(HTTPLoopbackServer):
             return Reply(status=400, content="script exhausted")
         return self._queue.popleft()
 
-    def _answer(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any], dict[str, str], float]:
+    def _answer(self, body: dict[str, Any],
+                headers: dict[str, str]) -> tuple[int, dict[str, Any], dict[str, str], float]:
         with self._lock:
             now = time.monotonic()
             self.requests.append(Recorded(body=body, at=now, headers=headers))
@@ -328,8 +329,8 @@ class ScriptedOpenAI(HTTPLoopbackServer):
             if wait is not None:
                 self.rate_limited += 1
                 retry = self.retry_after if self.retry_after is not None else max(wait, 0.01)
-                return 429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, \
-                    {"Retry-After": f"{retry:.3f}"}, 0.0
+                return 429, {"error": {"message": "Rate limit reached", "type": "requests",
+                                       "code": "rate_limit_exceeded"}}, {"Retry-After": f"{retry:.3f}"}, 0.0
             if (overflow := self._overflow(body)) is not None:
                 return overflow
             counting = self._tokens is not None or self.limits.headers or bool(self.context_limit)
@@ -343,7 +344,8 @@ class ScriptedOpenAI(HTTPLoopbackServer):
             reply = self._next_reply(body)
             if counting:
                 reply = Reply(**{**reply.__dict__, "prompt_tokens": prompt,
-                                 "completion_tokens": math.ceil(len((reply.content or "") + json.dumps(reply.tool_calls)) / 4)})
+                                 "completion_tokens": math.ceil(len((reply.content or "")
+                                                                    + json.dumps(reply.tool_calls)) / 4)})
             if self._tokens is not None and reply.status == 200:
                 self._tokens.level -= reply.completion_tokens
             if reply.status == 200:
@@ -352,10 +354,12 @@ class ScriptedOpenAI(HTTPLoopbackServer):
         delay = reply.delay + self.latency
         if reply.status != 200:
             message = reply.content or f"scripted error {reply.status}"
-            return reply.status, {"error": {"message": message, "type": "scripted", "code": reply.status}}, headers, delay
+            return (reply.status, {"error": {"message": message, "type": "scripted", "code": reply.status}}, headers,
+                    delay)
         return 200, self._completion(body, reply), headers, delay
 
-    def _refusal(self, prompt: int, kind: str, wait: float, used: int) -> tuple[int, dict[str, Any], dict[str, str], float]:
+    def _refusal(self, prompt: int, kind: str, wait: float,
+                 used: int) -> tuple[int, dict[str, Any], dict[str, str], float]:
         """A 429 the way OpenAI words it (called under the lock)."""
         self.rate_limited += 1
         self.token_limited += kind == "tokens"

@@ -23,7 +23,7 @@ FILLER = ("The committee met again in the spring and reviewed the archive of let
 
 
 def long_article(title: str, paragraphs: int, facts: dict[int, str] | None = None, extra_html: str = "") -> str:
-    """An HTML article of `paragraphs` filler paragraphs (~1 KB each), with `facts` {index: sentence} placed among them."""
+    """An HTML article of `paragraphs` filler paragraphs (~1 KB each), with `facts` {index: sentence} among them."""
     facts = facts or {}
     body = []
     for index in range(paragraphs):
@@ -124,11 +124,14 @@ class MediaWikiDouble:
         revisions = sorted(self.articles[title], key=lambda r: r.timestamp, reverse=older)
         start, end = params.get("rvstart"), params.get("rvend")
         if start:
-            revisions = [r for r in revisions if (_ts(r.timestamp) <= _ts(start) if older else _ts(r.timestamp) >= _ts(start))]
+            revisions = [r for r in revisions
+                         if (_ts(r.timestamp) <= _ts(start) if older else _ts(r.timestamp) >= _ts(start))]
         if end:
-            revisions = [r for r in revisions if (_ts(r.timestamp) >= _ts(end) if older else _ts(r.timestamp) <= _ts(end))]
+            revisions = [r for r in revisions
+                         if (_ts(r.timestamp) >= _ts(end) if older else _ts(r.timestamp) <= _ts(end))]
         offset = self._resume_at(revisions, params.get("rvcontinue"))
-        limit = self.page_size if params.get("rvlimit", "1") == "max" else min(int(params.get("rvlimit", "1")), self.page_size)
+        limit = (self.page_size if params.get("rvlimit", "1") == "max"
+                 else min(int(params.get("rvlimit", "1")), self.page_size))
         chunk = revisions[offset:offset + limit]
         props = set(params.get("rvprop", "ids|timestamp").split("|"))
         page = {"pageid": 1, "ns": 0, "title": title, "revisions": [self._rev(r, props, params) for r in chunk]}

@@ -10,7 +10,8 @@ It speaks the same endpoints and payloads as https://agents-course-unit4-scoring
 {username, score, correct_count, total_attempted, message, timestamp}. Grading, as the course's
 hands-on page states, is exact match (surrounding whitespace aside): "paris" is wrong for "Paris".
 File names come in `Content-Disposition` as the course's FastAPI server sends them:
-`filename="data.xlsx"`, or `filename*=utf-8''…` (RFC 5987) when the name is not plain ASCII. Faults are consumed in order per endpoint: an int is that
+`filename="data.xlsx"`, or `filename*=utf-8''…` (RFC 5987) when the name is not plain ASCII.
+Faults are consumed in order per endpoint: an int is that
 HTTP status, "timeout" answers only after `hang_s`, "malformed" sends invalid JSON, None lets that
 call through normally.
 """

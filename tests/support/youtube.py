@@ -64,7 +64,8 @@ class RecordedYouTube:
         }
         if self.video_bytes is not None:
             data["streamingData"] = {"expiresInSeconds": "21540", "formats": [{
-                "itag": 18, "url": f"{CDN}?id={self.video_id}&itag=18", "mimeType": 'video/mp4; codecs="avc1.42001E, mp4a.40.2"',
+                "itag": 18, "url": f"{CDN}?id={self.video_id}&itag=18",
+                "mimeType": 'video/mp4; codecs="avc1.42001E, mp4a.40.2"',
                 "width": 640, "height": 360, "bitrate": 200000, "contentLength": str(len(self.video_bytes)),
                 "quality": "medium", "qualityLabel": "360p", "fps": 10, "audioQuality": "AUDIO_QUALITY_LOW",
                 "approxDurationMs": str(self.seconds * 1000), "audioSampleRate": "44100", "audioChannels": 1}]}
@@ -77,7 +78,8 @@ class RecordedYouTube:
 
     def watch_page(self) -> str:
         """The watch page's HTML, with the config both libraries read."""
-        config = {"INNERTUBE_API_KEY": "AIzaRecordedKey0000000000000000000000", "INNERTUBE_CLIENT_VERSION": "2.20260101.00.00",
+        config = {"INNERTUBE_API_KEY": "AIzaRecordedKey0000000000000000000000",
+                  "INNERTUBE_CLIENT_VERSION": "2.20260101.00.00",
                   "INNERTUBE_CONTEXT": {"client": {"clientName": "WEB", "clientVersion": "2.20260101.00.00"}}}
         return ("<!DOCTYPE html><html><head><title>" + escape(self.title) + " - YouTube</title></head><body>"
                 f"<script>ytcfg.set({json.dumps(config)});</script>"
@@ -86,7 +88,8 @@ class RecordedYouTube:
 
     def timedtext(self) -> str:
         """The caption track as YouTube's timedtext XML."""
-        lines = "".join(f'<text start="{start}" dur="{dur}">{escape(text)}</text>' for start, dur, text in self.captions or [])
+        lines = "".join(f'<text start="{start}" dur="{dur}">{escape(text)}</text>'
+                        for start, dur, text in self.captions or [])
         return f'<?xml version="1.0" encoding="utf-8" ?><transcript>{lines}</transcript>'
 
     def answer(self, method: str, url: str) -> tuple[int, str, bytes]:

@@ -80,7 +80,8 @@ def test_the_header_names_the_capture_the_archive_redirected_to(run):
     with LocalWebServer(routes) as server:
         tool, _ = _wayback(server)
         out = tool.invoke({"url": ORIGINAL, "date": "2001-04"}, config=run)
-    assert "taken 2001-05-02 12:00:00 UTC" in out and f"Snapshot: {server.url('/web/20010502120000/' + ORIGINAL)}" in out
+    assert ("taken 2001-05-02 12:00:00 UTC" in out
+            and f"Snapshot: {server.url('/web/20010502120000/' + ORIGINAL)}" in out)
     assert f"{server.url('/web/20010502120000/')}http://parish.example/registers/scans/b1559.html" in out
 
 
@@ -148,7 +149,8 @@ def test_a_blocked_youtube_host_is_not_told_to_check_the_url(monkeypatch, tmp_pa
 
 def test_interwiki_and_language_prefixes_are_explained(run):
     wiki = MediaWikiDouble({"Paris": [WikiRevision(1, "2020-01-01T00:00:00Z", "Ann", "<p>Paris.</p>")]},
-                           interwiki={"fr": "https://fr.wikipedia.org/wiki/$1", "wikt": "https://en.wiktionary.org/wiki/$1",
+                           interwiki={"fr": "https://fr.wikipedia.org/wiki/$1",
+                                      "wikt": "https://en.wiktionary.org/wiki/$1",
                                       "mw": "https://www.mediawiki.org/wiki/$1"})
     with LocalWebServer({"/w/api.php": wiki}) as server:
         settings = load_settings(WIKIPEDIA_API_URL=server.url("/w/api.php"))
@@ -164,7 +166,8 @@ def test_a_language_link_is_followed_to_that_language_s_wiki(run):
     french = MediaWikiDouble({"Paris": [WikiRevision(7, "2021-05-01T00:00:00Z", "Zoé",
                                                      "<p>Paris est la capitale de la France.</p>")]})
     with LocalWebServer({"/fr/w/api.php": french}) as server:
-        english = MediaWikiDouble({}, interwiki={"fr": server.url("/fr/wiki/$1"), "mw": "https://www.mediawiki.org/wiki/$1"})
+        english = MediaWikiDouble({}, interwiki={"fr": server.url("/fr/wiki/$1"),
+                                                 "mw": "https://www.mediawiki.org/wiki/$1"})
         server.routes["/w/api.php"] = english
         settings = load_settings(WIKIPEDIA_API_URL=server.url("/w/api.php"))
         page = {t.name: t for t in make_wikipedia_tools(settings)}["wikipedia_page"]
@@ -199,11 +202,13 @@ def test_every_outbound_request_carries_the_user_agent(run):
         from tools.search.searxng import from_settings
 
         routes["/search"] = Reply.json({"query": "Paris", "number_of_results": 0, "results": [
-            {"url": "https://en.wikipedia.org/wiki/Paris", "title": "Paris", "content": "Capital.", "engine": "wikipedia"}],
+            {"url": "https://en.wikipedia.org/wiki/Paris", "title": "Paris", "content": "Capital.",
+             "engine": "wikipedia"}],
             "answers": [], "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []})
         from_settings(settings.model_copy(update={"SEARXNG_URL": server.base})).search("Paris", 3, 5.0)
         seen = {(r.path, r.headers.get("User-Agent")) for r in server.requests}
-    assert {path for path, _ in seen} >= {"/page", CAPTURE, "/wayback/available", "/w/api.php", "/q", "/img.png", "/search"}
+    assert {path for path, _ in seen} >= {"/page", CAPTURE, "/wayback/available", "/w/api.php", "/q", "/img.png",
+                                          "/search"}
     assert {ua for _, ua in seen} == {agent}
 
 

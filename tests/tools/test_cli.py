@@ -16,7 +16,8 @@ from tools.__main__ import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None, cwd: Path) -> subprocess.CompletedProcess:
+def cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+        cwd: Path) -> subprocess.CompletedProcess:
     """Run `python -m tools ...` in a fresh interpreter (outside the repo, so no .env is read)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "tools", *args], input=stdin, capture_output=True, text=True,
@@ -110,7 +111,8 @@ def test_subprocess_list(tmp_path):
 @pytest.mark.integration
 def test_subprocess_call_image_ocr(tmp_path):
     image = make_text_image(tmp_path / "sign.png", "EXIT 12")
-    proc = cli("call", "image_ocr", "--args-json", json.dumps({"path": str(image)}), "--attachment", str(image), cwd=tmp_path)
+    proc = cli("call", "image_ocr", "--args-json", json.dumps({"path": str(image)}), "--attachment", str(image),
+               cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "EXIT 12"
 

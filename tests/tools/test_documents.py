@@ -61,7 +61,8 @@ def test_pdf_pages_are_headed_and_table_is_markdown(parse_pdf, files):
     assert p1 < out.index("Revenue grew by 10 percent") < p2 < out.index("Revenue grew by 20 percent") < p3
     table = out[out.index("Table 1 on page 3:"):]
     assert out.index("Table 1 on page 3:") > p3
-    assert "| Item | Count | Price |\n|---|---|---|\n| Apples | 12 | 0.50 |\n| Pears | 7 | 0.75 |\n| Plums | 30 | 0.20 |" in table
+    assert ("| Item | Count | Price |\n|---|---|---|\n| Apples | 12 | 0.50 |\n| Pears | 7 | 0.75 |\n"
+            "| Plums | 30 | 0.20 |") in table
 
 
 def test_long_pdf_is_paged_with_pdf_page_numbers_to_the_last_page(tmp_path):

@@ -56,7 +56,8 @@ def test_text_downloads_are_shown_and_saved_for_the_code(run, name, content_type
 
 
 def test_an_export_url_is_named_from_content_disposition(run):
-    headers = {"Content-Disposition": "attachment; filename=\"roster 2023.csv\"; filename*=UTF-8''Stations%20%C3%A9t%C3%A9.csv"}
+    headers = {"Content-Disposition": "attachment; filename=\"roster 2023.csv\"; "
+                                      "filename*=UTF-8''Stations%20%C3%A9t%C3%A9.csv"}
     with LocalWebServer({"/spreadsheets/d/abc/export": Reply(200, roster_csv(5), "text/csv", headers)}) as server:
         _, tools = _tools(server.host_port)
         reply = tools["fetch_webpage"].invoke({"url": server.url("/spreadsheets/d/abc/export")}, config=run)

@@ -190,7 +190,8 @@ def test_corrupt_files_give_a_clear_message(read_file, settings, tmp_path, suffi
         assert outcome.ok and "warning: not valid JSON" in outcome.output
         return
     assert not outcome.ok and outcome.output.startswith("Error: ")
-    assert any(p in outcome.output for p in ("corrupt", "not a readable", "looks like a binary file", "not a valid PDF"))
+    assert any(p in outcome.output
+               for p in ("corrupt", "not a readable", "looks like a binary file", "not a valid PDF"))
     assert len(outcome.output) < 500
 
 

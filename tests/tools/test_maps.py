@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from config import load_settings
-from tests.support.map_doubles import ALEX, ALEX_BUS, GATE, STATIONS, AnyPath, NominatimDouble, OsrmDemoDouble, OverpassDouble
+from tests.support.map_doubles import (
+    ALEX,
+    ALEX_BUS,
+    GATE,
+    STATIONS,
+    AnyPath,
+    NominatimDouble,
+    OsrmDemoDouble,
+    OverpassDouble,
+)
 from tests.support.web_server import LocalWebServer
 from tools.errors import ToolFailure
 from tools.registry import build_registry

@@ -28,7 +28,8 @@ METADATA_SPELLINGS = ["169.254.169.254", "2852039166", "0xa9fea9fe", "0251.0376.
                       "[fe80::1%25eth0]"]
 PRIVATE_AND_SPECIAL = ["10.0.0.1", "10.1", "172.16.0.1", "192.168.1.1", "0xc0a80101", "100.64.0.1", "100.127.255.254",
                        "0.0.0.0", "0", "0.0.0.0.", "224.0.0.1", "239.255.255.250", "240.0.0.1", "255.255.255.255",
-                       "198.18.0.1", "192.0.0.8", "0.1.2.3", "192.0.2.1", "[::]", "[fc00::1]", "[fd12:3456::1]", "[fec0::1]",
+                       "198.18.0.1", "192.0.0.8", "0.1.2.3", "192.0.2.1", "[::]", "[fc00::1]", "[fd12:3456::1]",
+                       "[fec0::1]",
                        "[ff02::1]", "[2001:db8::1]", "[100::1]", "[::ffff:10.0.0.1]", "[64:ff9b::a00:1]"]
 LOCAL_NAMES = ["localhost", "LOCALHOST", "localhost.", "ip6-localhost", "foo.localhost", "metadata.google.internal",
                "metadata", "printer.local", "service.internal."]
@@ -88,7 +89,8 @@ def test_is_public_on_mapped_and_tunnelled_forms():
 
 
 @pytest.mark.parametrize("url, kind", [("http://[::1", "bad_arguments"), ("ftp://example.com/", "bad_arguments"),
-                                       ("http:///path", "bad_arguments"), ("http://example.com:99999/", "bad_arguments"),
+                                       ("http:///path", "bad_arguments"),
+                                       ("http://example.com:99999/", "bad_arguments"),
                                        ("file:///etc/passwd", "bad_arguments")])
 def test_malformed_urls_are_tool_failures_not_crashes(url, kind):
     with pytest.raises(ToolFailure) as info:

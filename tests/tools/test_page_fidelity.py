@@ -86,7 +86,8 @@ def test_a_table_layout_page_keeps_its_links():
 
 
 def test_800k_nested_divs_are_flattened_not_recursed_into():
-    deep = "<html><body><p>Top of the page.</p>" + "<div>" * 800_000 + "deep text" + "</div>" * 800_000 + "</body></html>"
+    deep = ("<html><body><p>Top of the page.</p>" + "<div>" * 800_000 + "deep text" + "</div>" * 800_000
+            + "</body></html>")
     whole = html_to_markdown(deep, url="http://h.example/", main_content_only=False, links=True)
     main = html_to_markdown(deep, url="http://h.example/", links=True)
     assert "deep text" in whole and "Top of the page." in whole and "Top of the page." in main
@@ -106,7 +107,8 @@ def test_find_matches_the_visible_text_not_link_targets():
 
 def test_find_matches_a_phrase_across_a_link_and_a_hyphen_joined_phrase():
     text = "In 1998 a [Grey-headed Lapwing](https://en.wikipedia.org/wiki/Grey-headed_lapwing) was seen near the lake."
-    assert "1 match for 'a Grey-headed Lapwing was seen' (the phrase)" in find(_doc(text), "a Grey-headed Lapwing was seen")
+    assert "1 match for 'a Grey-headed Lapwing was seen' (the phrase)" in find(_doc(text),
+                                                                              "a Grey-headed Lapwing was seen")
     assert "(the phrase)" in find(_doc(text), "Grey-headed Lapwing")
 
 

@@ -17,24 +17,29 @@ from tools.sandbox import tool as sandbox_tool
 
 BENIGN = {
     "math": ("import math; print(math.factorial(10), math.isqrt(99), round(math.pi, 5))", "3628800 9 3.14159"),
-    "statistics": ("import statistics as s; print(s.mean([1, 2, 3, 4]), s.median([5, 1, 3]), s.mode('aab'))", "2.5 3 a"),
+    "statistics": ("import statistics as s; print(s.mean([1, 2, 3, 4]), s.median([5, 1, 3]), s.mode('aab'))",
+                   "2.5 3 a"),
     "fractions": ("from fractions import Fraction as F; print(F(1, 3) + F(1, 6))", "1/2"),
     "decimal": ("from decimal import Decimal as D; print(D('0.1') + D('0.2'))", "0.3"),
     "re": ("import re; print(re.findall(r'\\d+', 'a1b22c333'))", "['1', '22', '333']"),
     "json": ("import json; print(json.dumps({'b': 1, 'a': [1, 2]}, sort_keys=True))", '{"a": [1, 2], "b": 1}'),
     "datetime": ("import datetime as d; print((d.date(2024, 3, 1) - d.date(2024, 2, 1)).days)", "29"),
-    "collections": ("from collections import Counter; print(Counter('mississippi').most_common(2))", "[('i', 4), ('s', 4)]"),
+    "collections": ("from collections import Counter; print(Counter('mississippi').most_common(2))",
+                    "[('i', 4), ('s', 4)]"),
     "itertools": ("import itertools as it; print(len(list(it.permutations(range(5), 3))))", "60"),
     "functools": ("import functools; print(functools.reduce(lambda a, b: a * b, range(1, 7)))", "720"),
-    "random": ("import random; random.seed(7); a = random.random(); random.seed(7); print(a == random.random())", "True"),
+    "random": ("import random; random.seed(7); a = random.random(); random.seed(7); print(a == random.random())",
+               "True"),
     "string": ("import string; print(string.ascii_lowercase[::5])", "afkpuz"),
     "numpy": ("import numpy as np; print(int(np.arange(1, 101).sum()), np.linalg.det(np.eye(3)))", "5050 1.0"),
     "pandas": ("import pandas as pd; df = pd.DataFrame({'x': [1, 2, 3]}); print(df.x.sum())", "6"),
     "final_expression": ("x = 6\nx * 7", "42"),
-    "multiprocessing": ("import multiprocessing as mp\nwith mp.Pool(2) as p:\n    print(sum(p.map(abs, [-1, -2, -3])))", "6"),
+    "multiprocessing": ("import multiprocessing as mp\nwith mp.Pool(2) as p:\n    print(sum(p.map(abs, [-1, -2, -3])))",
+                        "6"),
     "unicode": ("print('naïve café — 東京')", "naïve café — 東京"),
     "write_then_read": ("open('a.txt', 'w').write('hello'); print(open('a.txt').read())", "hello"),
-    "scratch_tmp": ("import tempfile, os; p = tempfile.mkstemp()[1]; open(p, 'w').write('x'); print(os.path.getsize(p))", "1"),
+    "scratch_tmp": ("import tempfile, os; p = tempfile.mkstemp()[1]; open(p, 'w').write('x'); "
+                    "print(os.path.getsize(p))", "1"),
     "matplotlib": ("import matplotlib.pyplot as plt; plt.plot([1, 2]); plt.savefig('p.png'); import os; "
                    "print(os.path.getsize('p.png') > 1000)", "True"),
     # Landlock has no /dev/shm: these run on unnamed shared semaphores, socketpairs and no-op chmods.
@@ -82,7 +87,8 @@ def test_pandas_reads_the_xlsx_attachment(tmp_path):
 
 def test_openpyxl_reads_every_sheet_of_the_attachment(tmp_path):
     book = _xlsx(tmp_path / "book.xlsx")
-    out = run(f"import openpyxl\nwb = openpyxl.load_workbook({str(book)!r})\nprint(wb.sheetnames, wb['Sales']['A3'].value)",
+    out = run(f"import openpyxl\nwb = openpyxl.load_workbook({str(book)!r})\n"
+              "print(wb.sheetnames, wb['Sales']['A3'].value)",
               attachments=[book])
     assert out.output.strip() == "['Sales', 'Other'] pear"
 
@@ -252,7 +258,8 @@ def test_registry_offers_run_python_with_a_model_facing_schema():
     assert "print" in tool.description
 
 
-@pytest.mark.parametrize("fenced", ["```python\nprint(41 + 1)\n```", "```\nprint(41 + 1)\n```", "```py\nprint(41 + 1)```"])
+@pytest.mark.parametrize("fenced", ["```python\nprint(41 + 1)\n```", "```\nprint(41 + 1)\n```",
+                                    "```py\nprint(41 + 1)```"])
 def test_markdown_fences_around_the_code_are_removed(fenced):
     assert run(fenced).output.strip() == "42"
 

@@ -27,7 +27,8 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 def _try(action: str) -> str:
     """A payload that prints ESCAPED plus what it got when `action` (an expression) succeeds."""
-    return f"try:\n    _r = {action}\n    print('ESCAPED', repr(_r)[:200])\nexcept BaseException as e:\n    print('blocked', type(e).__name__)"
+    return (f"try:\n    _r = {action}\n    print('ESCAPED', repr(_r)[:200])\n"
+            "except BaseException as e:\n    print('blocked', type(e).__name__)")
 
 
 READS = {
@@ -60,7 +61,8 @@ def test_files_next_to_the_attachment_stay_hidden(backend, tmp_path):
     attachment = tmp_path / "task.csv"
     attachment.write_text("a\n1\n")
     (tmp_path / "answer_key.txt").write_text("the secret answer")
-    listing = f"import os\ntry:\n    print(os.listdir({str(tmp_path)!r}))\nexcept PermissionError:\n    print('listing refused')\n"
+    listing = (f"import os\ntry:\n    print(os.listdir({str(tmp_path)!r}))\n"
+               "except PermissionError:\n    print('listing refused')\n")
     out = run(backend=backend, code=listing + _try(f"open({str(tmp_path / 'answer_key.txt')!r}).read()") + "\n"
               + f"print(open({str(attachment)!r}).read().split())", attachments=[attachment])
     # bwrap shows the attachment alone in its folder; Landlock refuses to list the folder at all.
@@ -98,7 +100,8 @@ ENV_PAYLOADS = {
         "            except OSError as e: print(p, f, type(e).__name__)"),
     "grep_visible_filesystem": (
         "import os\nfiles = [f'/proc/self/{n}' for n in ('environ', 'cmdline', 'auxv', 'status', 'mountinfo')]\n"
-        "for top in ('/tmp', '/etc', '/dev/shm'):\n    for d, _, fs in os.walk(top):\n        files += [os.path.join(d, f) for f in fs]\n"
+        "for top in ('/tmp', '/etc', '/dev/shm'):\n    for d, _, fs in os.walk(top):\n"
+        "        files += [os.path.join(d, f) for f in fs]\n"
         "for path in files:\n    try:\n"
         f"        if {SECRET!r}.encode() in open(path, 'rb').read(1 << 20): print('ESCAPED', path)\n"
         "    except OSError: pass\nprint('walked', len(files))"),
@@ -156,7 +159,8 @@ def test_writes_outside_the_working_dir_fail_and_leave_the_host_unchanged(backen
 def test_host_tmp_is_not_the_sandbox_tmp(backend, tmp_path):
     host_file = tmp_path / "host.txt"
     host_file.write_text("host data")
-    out = run(backend=backend, code=_try(f"open({str(host_file)!r}).read()") + "\n" + _try(f"open({str(host_file)!r}, 'w').write('x')"))
+    out = run(backend=backend, code=_try(f"open({str(host_file)!r}).read()") + "\n"
+              + _try(f"open({str(host_file)!r}, 'w').write('x')"))
     assert "ESCAPED" not in out.output
     assert host_file.read_text() == "host data"
 
@@ -197,7 +201,8 @@ NETWORK = {
     "http_urllib": "__import__('urllib.request').request.urlopen('http://127.0.0.1:{port}/', timeout=2)",
     "ipv6_loopback": "__import__('socket').create_connection(('::1', {port}), timeout=2)",
     "unix_socket_of_host": "__import__('socket').socket(1, 1).connect('/run/systemd/private')",
-    "curl_subprocess": "__import__('subprocess').run(['curl', '-sS', 'http://127.0.0.1:{port}/'], check=True, capture_output=True)",
+    "curl_subprocess": "__import__('subprocess').run(['curl', '-sS', 'http://127.0.0.1:{port}/'], check=True, "
+                       "capture_output=True)",
 }
 
 
@@ -217,13 +222,17 @@ PROCESS_ESCAPES = {
     "kill_host_pytest": f"__import__('os').kill({os.getpid()}, 0)",
     "kill_pid1": "__import__('os').kill(1, 9)",
     "ptrace_pid1": "open('/proc/1/mem', 'rb').read(1)",
-    "mount_tmpfs": "__import__('subprocess').run(['mount', '-t', 'tmpfs', 'x', '/tmp'], check=True, capture_output=True)",
+    "mount_tmpfs": "__import__('subprocess').run(['mount', '-t', 'tmpfs', 'x', '/tmp'], check=True, "
+                   "capture_output=True)",
     "su_root": "__import__('subprocess').run(['su', '-c', 'id'], check=True, capture_output=True, timeout=3)",
-    "userns_shadow": "__import__('subprocess').run(['unshare', '-r', 'cat', '/etc/shadow'], check=True, capture_output=True)",
+    "userns_shadow": "__import__('subprocess').run(['unshare', '-r', 'cat', '/etc/shadow'], check=True, "
+                     "capture_output=True)",
     "chroot": "__import__('os').chroot('/tmp')",
-    "capabilities": "[l for l in open('/proc/self/status') if l.startswith('CapEff') and l.split()[1].strip('0')] or 1/0",
+    "capabilities": "[l for l in open('/proc/self/status') if l.startswith('CapEff') and l.split()[1].strip('0')] "
+                    "or 1/0",
     "os_system_shadow": "__import__('os').system('cat /etc/shadow') == 0 or 1/0",
-    "subprocess_read_repo": f"__import__('subprocess').run(['cat', {str(PROJECT_ROOT / 'config.py')!r}], check=True, capture_output=True)",
+    "subprocess_read_repo": f"__import__('subprocess').run(['cat', {str(PROJECT_ROOT / 'config.py')!r}], "
+                            "check=True, capture_output=True)",
 }
 
 
@@ -235,7 +244,8 @@ def test_privileged_process_operations_fail(backend, name):
 
 
 def test_spawned_processes_are_confined_too(backend):
-    out = run(backend=backend, code="import subprocess\nprint(subprocess.run(['sh', '-c', 'id -u; ls -A /root 2>&1; cat /etc/shadow 2>&1; "
+    out = run(backend=backend, code="import subprocess\nprint(subprocess.run(['sh', '-c', "
+              "'id -u; ls -A /root 2>&1; cat /etc/shadow 2>&1; "
               "echo $HF_TOKEN'], capture_output=True, text=True).stdout)", HF_TOKEN=SECRET)
     assert out.ok
     lines = body(out).strip().splitlines()
@@ -252,7 +262,8 @@ SANDBOX_OBJECT_WALKS = {
     "frame_walk": "__import__('sys')._getframe(0).f_globals['__builtins__'].open('/etc/shadow').read()",
     "format_string_attr": "'{0.__class__.__mro__[1].__subclasses__}'.format(()) and open('/root/.profile').read()",
     "gc_objects": "[o for o in __import__('gc').get_objects() if isinstance(o, dict) and 'OPENAI_API_KEY' in o][0]",
-    "ctypes_unshare": "(__import__('ctypes').CDLL(None).unshare(0x10000000) == 0 or 1 / 0) and open('/etc/shadow').read()",
+    "ctypes_unshare": "(__import__('ctypes').CDLL(None).unshare(0x10000000) == 0 or 1 / 0) "
+                      "and open('/etc/shadow').read()",
 }
 
 
@@ -264,7 +275,8 @@ def test_interpreter_tricks_reach_nothing(backend, name):
 
 RESOURCE_ATTACKS = {
     # A fork bomb ends at the deadline, or sooner at the whole-call memory cap: both are clear stops.
-    "fork_bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass", {"timeout", "memory"}),
+    "fork_bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+                  {"timeout", "memory"}),
     "shell_fork_bomb": ("import os; os.system(':(){ :|:& };:')\nwhile True: pass", {"timeout"}),
     "thread_bomb": ("import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(100,)).start()",
                     {"exit_code", "timeout"}),
@@ -283,7 +295,8 @@ RESOURCE_ATTACKS = {
     "open_files": ("fs = [open('/dev/null') for _ in range(100000)]", {"exit_code"}),
     "giant_output": ("print('x' * 10 ** 9)", {"output_limit", "memory"}),
     "endless_stderr": ("import sys\nwhile True:\n    sys.stderr.write('e' * 4096)", {"output_limit"}),
-    "orphan_busy_child": ("import subprocess\nsubprocess.Popen(['sh', '-c', 'while :; do :; done'], start_new_session=True)\n"
+    "orphan_busy_child": ("import subprocess\n"
+                          "subprocess.Popen(['sh', '-c', 'while :; do :; done'], start_new_session=True)\n"
                           "import time; time.sleep(100)", {"timeout"}),
 }
 
@@ -301,12 +314,14 @@ def test_resource_attacks_end_with_a_clear_reason_and_no_leftovers(backend, name
 def test_a_fork_bomb_does_not_starve_a_concurrent_call(backend):
     """Each call has its own process budget: a bomb running in one call leaves another call able to fork."""
     bomb_result: dict[str, object] = {}
-    bomb = threading.Thread(target=lambda: bomb_result.update(out=run(backend=backend, code=RESOURCE_ATTACKS["fork_bomb"][0],
+    bomb = threading.Thread(target=lambda: bomb_result.update(out=run(backend=backend,
+                                                                      code=RESOURCE_ATTACKS["fork_bomb"][0],
                                                                       timeout=4)))
     bomb.start()
     try:
         time.sleep(1.5)  # the bomb has used up its budget by now
-        out = run(backend=backend, code="import subprocess\nprint([subprocess.run(['true']).returncode for _ in range(20)])\n"
+        out = run(backend=backend, code="import subprocess\n"
+                  "print([subprocess.run(['true']).returncode for _ in range(20)])\n"
                   "import multiprocessing as mp\nwith mp.Pool(4) as p:\n    print(sum(p.map(abs, range(-10, 0))))")
     finally:
         bomb.join()

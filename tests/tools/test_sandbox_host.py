@@ -36,7 +36,8 @@ def test_the_hosts_dev_shm_is_neither_read_nor_written(backend):
     marker.write_text(f"HOST-SHM-{tag}")
     try:
         code = (f"import os\nfor act in (lambda: print(open({str(marker)!r}).read()),\n"
-                f"            lambda: open({str(planted)!r}, 'w').write('x' * 2**20), lambda: print(os.listdir('/dev/shm'))):\n"
+                f"            lambda: open({str(planted)!r}, 'w').write('x' * 2**20), "
+                "lambda: print(os.listdir('/dev/shm'))):\n"
                 "    try:\n        act()\n    except OSError as e:\n        print('blocked', type(e).__name__)")
         out = run(backend=backend, code=code)
     finally:
@@ -113,7 +114,8 @@ def test_a_host_pathname_socket_is_unreachable(backend, tmp_path):
         "pair_stream": f"a, b = socket.socketpair(); a.connect({path!r})",
     }
     code = "import socket\n" + "".join(
-        f"try:\n    {act}\n    print('{name} ESCAPED')\nexcept OSError as e:\n    print('{name} blocked', type(e).__name__)\n"
+        f"try:\n    {act}\n    print('{name} ESCAPED')\n"
+        f"except OSError as e:\n    print('{name} blocked', type(e).__name__)\n"
         for name, act in attempts.items())
     try:
         out = run(backend=backend, code=code)
@@ -157,7 +159,8 @@ def test_signals_to_a_host_process_and_its_threads_fail(backend):
         pid, tid = (int(x) for x in host.stdout.readline().split())
         code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.syscall.restype = ctypes.c_long\n"
                 f"for name, args in [('tkill', (200, {tid}, 9)), ('tgkill', (234, {pid}, {tid}, 9)),\n"
-                f"                   ('kill', (62, {pid}, 9)), ('kill_thread', (62, {tid}, 9)), ('kill_group', (62, -{pid}, 9)),\n"
+                f"                   ('kill', (62, {pid}, 9)), ('kill_thread', (62, {tid}, 9)), "
+                f"('kill_group', (62, -{pid}, 9)),\n"
                 f"                   ('setaffinity', (203, {tid}, 8, ctypes.byref(ctypes.c_ulong(1)))),\n"
                 f"                   ('prlimit', (302, {pid}, 7, None, ctypes.byref((ctypes.c_ulong * 2)())))]:\n"
                 "    print(name, 'ESCAPED' if libc.syscall(*args) == 0 else 'blocked')")

@@ -24,7 +24,8 @@ SITE = next((p for p in sys.path if p.endswith("site-packages") and p.startswith
 def _usable() -> bool:
     if os.geteuid() != 0 or not shutil.which("setpriv") or not os.access(SYSTEM_PYTHON, os.X_OK):
         return False
-    version = subprocess.run([SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+    version = subprocess.run([SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                             text=True)
     return version.stdout.strip() == str(sys.version_info[:2]) and os.stat(SITE).st_mode & 0o005 == 0o005
 
 
@@ -40,7 +41,8 @@ def uid():
 
 
 def _as(uid: int, *cmd: str, env: dict[str, str] | None = None, **kw) -> subprocess.Popen[str]:
-    prefix = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+    prefix = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+              "--"]
     return subprocess.Popen(prefix + list(cmd), env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", **(env or {})},
                             cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
@@ -133,7 +135,8 @@ def test_an_unprivileged_app_with_many_threads_can_start_both_backends(uid):
     script = (f"import sys, threading; sys.path[:0] = [{SITE!r}, '.']\n"
               "stop = threading.Event()\nthreads = [threading.Thread(target=stop.wait) for _ in range(100)]\n"
               "[t.start() for t in threads]\n"
-              "from tools.sandbox.landlock_backend import probe_landlock\nfrom tools.sandbox.launcher import probe_namespaces\n"
+              "from tools.sandbox.landlock_backend import probe_landlock\n"
+              "from tools.sandbox.launcher import probe_namespaces\n"
               "print(probe_namespaces(False), probe_landlock(False))\nstop.set()")
     proc = _as(uid, SYSTEM_PYTHON, "-c", script)
     out, err = proc.communicate(timeout=60)

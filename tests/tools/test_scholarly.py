@@ -40,8 +40,9 @@ def servers():
                                    openalex_entity("S2", "Journal of Fish Biology")])
     jats = copy.deepcopy(PLOS_ONE_MESSAGE)
     jats.update({"DOI": "10.1111/jfb.99999", "title": [COMMA_TITLE], "container-title": ["Journal of Fish Biology"],
-                 "abstract": "<jats:title>Abstract</jats:title><jats:p>Catches peak <jats:italic>two hours</jats:italic>"
-                             " after high tide &amp; fall at ebb.</jats:p>", "published": {"date-parts": [[2017, 8]]}})
+                 "abstract": "<jats:title>Abstract</jats:title><jats:p>Catches peak "
+                             "<jats:italic>two hours</jats:italic> after high tide &amp; fall at ebb.</jats:p>",
+                 "published": {"date-parts": [[2017, 8]]}})
     groups = [[orcid_summary(11, "Old paper", "2009", "journal-article", "Journal A", "10.1/a", "Crossref")],
               [orcid_summary(12, "Newest paper", "2021", "journal-article", "Journal B", "10.1/b", "Crossref"),
                orcid_summary(13, "Newest paper", "2021", "journal-article", "Journal B", "10.1/b", "Scopus")],
@@ -180,7 +181,8 @@ def test_a_failing_service_is_named_with_what_to_try(services):
     with LocalWebServer(PrefixRoutes(busy)) as down:
         tools = _tools(services, CROSSREF_API_URL=down.base)
         with pytest.raises(ToolFailure, match=r"Crossref \(http://127\.0\.0\.1:\d+\) answered HTTP 503 "
-                                              r"\(Service Temporarily Unavailable\)\. Try again later, or use web_search"):
+                                              r"\(Service Temporarily Unavailable\)\. "
+                                              r"Try again later, or use web_search"):
             tools["paper_lookup"].func(doi_or_title=PLOS_DOI)
     with pytest.raises(ToolFailure, match="year must be a year"):
         _tools(services)["scholarly_search"].func(query="x", year="19th century")

@@ -81,10 +81,12 @@ def test_ocr_factory_requires_tesseract(monkeypatch):
 
 
 def test_vision_off_keeps_analyze_image_as_an_ocr_fallback(monkeypatch):
-    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"), factories=VISION_FACTORIES)
+    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"),
+                              factories=VISION_FACTORIES)
     assert registry.names == ["image_ocr", "analyze_image"]
     monkeypatch.setattr("tools.vision.shutil.which", lambda name: None)
-    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"), factories=VISION_FACTORIES)
+    registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"),
+                              factories=VISION_FACTORIES)
     assert registry.names == [] and "VISION_MODEL_NAME=none" in registry.missing["analyze_image"]
 
 
@@ -132,7 +134,8 @@ def test_analyze_image_downscales_huge_images(tmp_path):
     Image.new("RGB", (5000, 1000), "white").save(big)
     with ScriptedOpenAI([say("white")]) as server:
         _vision(server, big, "colour?")
-    url = next(p["image_url"]["url"] for p in server.requests[0].body["messages"][0]["content"] if p["type"] == "image_url")
+    url = next(p["image_url"]["url"] for p in server.requests[0].body["messages"][0]["content"]
+               if p["type"] == "image_url")
     assert max(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).size) == 2048
 
 

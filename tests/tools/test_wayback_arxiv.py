@@ -16,8 +16,10 @@ from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools
 from tools.web.arxiv import search_params
 from tools.workspace import Workspace
 
-MENU_2019 = "<html><body><h1>Menu</h1><p>Today's soup: lentil with smoked paprika, served with rye bread.</p></body></html>"
-MENU_2021 = "<html><body><h1>Menu</h1><p>Today's soup: chilled beetroot with dill, served with rye bread.</p></body></html>"
+MENU_2019 = ("<html><body><h1>Menu</h1><p>Today's soup: lentil with smoked paprika, served with rye bread.</p>"
+             "</body></html>")
+MENU_2021 = ("<html><body><h1>Menu</h1><p>Today's soup: chilled beetroot with dill, served with rye bread.</p>"
+             "</body></html>")
 
 
 @pytest.fixture()
@@ -71,7 +73,8 @@ def test_no_snapshot_and_blocked_urls_are_clear_failures(archive, run):
 def test_snapshot_on_a_private_address_is_refused(run):
     # The API is trusted, the snapshot URL it returns is not: it goes through the address checks.
     with LocalWebServer({}) as server:
-        server.routes["/available"] = wayback_double({"http://a.example/": [("20200101000000", "http://127.0.0.1:9/x")]})
+        server.routes["/available"] = wayback_double({"http://a.example/": [("20200101000000",
+                                                                               "http://127.0.0.1:9/x")]})
         settings = load_settings(WAYBACK_API_URL=server.url("/available"))
         outcome = run_tool(make_wayback_tools(settings)[0], {"url": "http://a.example/", "date": "2020"}, settings, run)
     assert not outcome.ok and outcome.error_kind == "blocked" and "local or private address" in outcome.output
@@ -135,7 +138,8 @@ def test_long_snapshot_is_paged_with_the_wayback_call(run):
         server.routes["/web/20200101000000id_/http://b.example/"] = Reply(200, long_article("B", 30, {29: "Last: 8."}))
         server.routes["/av"] = wayback_double({"http://b.example/": [
             ("20200101000000", server.url("/web/20200101000000/http://b.example/"))]})
-        settings = load_settings(WAYBACK_API_URL=server.url("/av"), FETCH_ALLOWED_HOSTS=server.host_port, MAX_FILE_SIZE=4000)
+        settings = load_settings(WAYBACK_API_URL=server.url("/av"), FETCH_ALLOWED_HOSTS=server.host_port,
+                                 MAX_FILE_SIZE=4000)
         tool = make_wayback_tools(settings)[0]
         first = tool.invoke({"url": "http://b.example/", "date": "2020-01-01"}, config=run)
         total = int(first.split("[page 1 of ")[1].split("]")[0])

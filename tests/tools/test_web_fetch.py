@@ -140,7 +140,8 @@ def test_binary_content_is_saved_with_a_pointer_to_the_right_tool(settings, tmp_
 
 
 def test_json_and_plain_text_are_returned_as_text(settings):
-    routes = {"/api": Reply.json({"population": 12345}), "/robots.txt": Reply(200, "User-agent: *\nDisallow:", "text/plain")}
+    routes = {"/api": Reply.json({"population": 12345}),
+              "/robots.txt": Reply(200, "User-agent: *\nDisallow:", "text/plain")}
     with LocalWebServer(routes) as server:
         as_json = _fetch_tool(settings, server).invoke({"url": server.url("/api")})
         as_text = _fetch_tool(settings, server).invoke({"url": server.url("/robots.txt")})
@@ -167,7 +168,8 @@ def test_office_download_without_extension_is_recognised(settings, tmp_path):
     from tests.support.fixtures import make_docx
     from tools.files import read_path
 
-    with LocalWebServer({"/download": Reply(200, make_docx(tmp_path).read_bytes(), "application/octet-stream")}) as server:
+    with LocalWebServer({"/download": Reply(200, make_docx(tmp_path).read_bytes(),
+                                            "application/octet-stream")}) as server:
         out = _fetch_tool(settings, server).invoke({"url": server.url("/download")})
     saved = Path(out.split("saved to ")[1].split(": call")[0])
     assert "Not a web page: Word document" in out and saved.suffix == ".docx"
@@ -181,7 +183,8 @@ def test_empty_body_is_a_failure(settings):
 
 
 def test_text_served_as_octet_stream_is_shown_inline(settings):
-    with LocalWebServer({"/code/solve.py": Reply(200, "print('hello from the server')\n", "application/octet-stream")}) as server:
+    with LocalWebServer({"/code/solve.py": Reply(200, "print('hello from the server')\n",
+                                                 "application/octet-stream")}) as server:
         out = _fetch_tool(settings, server).invoke({"url": server.url("/code/solve.py")})
     assert "print('hello from the server')" in out and "saved to" not in out
 

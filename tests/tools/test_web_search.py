@@ -17,7 +17,8 @@ from tools.search.wikipedia import WikipediaProvider
 from tools.web import make_web_tools
 
 SEARX_RESULTS = {"results": [
-    {"url": "https://example.org/mercedes", "title": "Mercedes Sosa - Example", "content": "Argentine singer, 40 albums."},
+    {"url": "https://example.org/mercedes", "title": "Mercedes Sosa - Example",
+     "content": "Argentine singer, 40 albums."},
     {"url": "https://example.org/discography", "title": "Discography", "content": "Studio albums 1959-2009."},
 ]}
 WIKI_RESULTS = {"batchcomplete": True, "query": {"search": [
@@ -88,7 +89,8 @@ def test_empty_provider_fails_over_to_next():
 
 def test_unconfigured_providers_are_skipped_without_a_call():
     with LocalWebServer({"/w/api.php": Reply.json(WIKI_RESULTS)}) as server:
-        settings = _settings(SEARCH_PROVIDERS="tavily,searxng,bogus,wikipedia", WIKIPEDIA_API_URL=server.url("/w/api.php"))
+        settings = _settings(SEARCH_PROVIDERS="tavily,searxng,bogus,wikipedia",
+                             WIKIPEDIA_API_URL=server.url("/w/api.php"))
         providers, skipped = configured_providers(settings)
         out = _web_search(settings).invoke({"query": "Mercedes Sosa"})
         assert [r.path for r in server.requests] == ["/w/api.php"]
@@ -110,7 +112,8 @@ def test_tavily_provider_sends_bearer_key_and_parses_results():
     def tavily(request: Request) -> Reply:
         body = json.loads(request.body)
         assert body["query"] == "capital of peru"
-        return Reply.json({"results": [{"title": "Lima", "url": "https://example.org/lima", "content": "Lima is the capital."}]})
+        return Reply.json({"results": [{"title": "Lima", "url": "https://example.org/lima",
+                                        "content": "Lima is the capital."}]})
 
     with LocalWebServer({"/search": tavily}) as server:
         hits = TavilyProvider("tvly-secret", api_base=server.base).search("capital of peru", 3, timeout=5)
@@ -129,7 +132,8 @@ def test_blocked_domains_are_filtered_and_all_blocked_counts_as_empty():
     routes = {"/mixed/search": Reply.json(leaked), "/leaky/search": Reply.json(only_leaks),
               "/w/api.php": Reply.json(WIKI_RESULTS)}
     with LocalWebServer(routes) as server:
-        mixed = _web_search(_settings(SEARCH_PROVIDERS="searxng", SEARXNG_URL=server.url("/mixed"))).invoke({"query": "gaia"})
+        mixed = _web_search(_settings(SEARCH_PROVIDERS="searxng",
+                                      SEARXNG_URL=server.url("/mixed"))).invoke({"query": "gaia"})
         leaky = _web_search(_settings(SEARCH_PROVIDERS="searxng,wikipedia", SEARXNG_URL=server.url("/leaky"),
                                       WIKIPEDIA_API_URL=server.url("/w/api.php"))).invoke({"query": "gaia"})
     assert "huggingface.co" not in mixed and "Final answer" not in mixed
@@ -159,11 +163,14 @@ def test_through_executor_failure_and_truncation():
         failed = run_tool(_web_search(settings), {"query": "q"}, settings)
     assert not failed.ok and failed.error_kind == "no_results"
     assert failed.output.startswith("Error: web_search found no results for 'q'.")
-    assert "searxng: failed (HTTP 503" in failed.output and "wikipedia: failed (answered with non-JSON content" in failed.output
+    assert ("searxng: failed (HTTP 503" in failed.output
+            and "wikipedia: failed (answered with non-JSON content" in failed.output)
 
-    many = {"results": [{"url": f"https://example.org/{i}", "title": f"Result {i}", "content": "x" * 200} for i in range(20)]}
+    many = {"results": [{"url": f"https://example.org/{i}", "title": f"Result {i}", "content": "x" * 200}
+                        for i in range(20)]}
     with LocalWebServer({"/search": Reply.json(many)}) as server:
-        settings = _settings(SEARCH_PROVIDERS="searxng", SEARXNG_URL=server.base, MAX_FILE_SIZE=300, SEARCH_MAX_RESULTS=5)
+        settings = _settings(SEARCH_PROVIDERS="searxng", SEARXNG_URL=server.base, MAX_FILE_SIZE=300,
+                             SEARCH_MAX_RESULTS=5)
         outcome = run_tool(_web_search(settings), {"query": "q"}, settings)
     assert outcome.ok and outcome.truncated_chars > 0 and "Next: read_file(path=" in outcome.output
     assert "5. Result 4" not in outcome.output  # paged by the executor, whose marker says how to read on

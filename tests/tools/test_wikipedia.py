@@ -71,7 +71,8 @@ def test_missing_title_and_bad_date_say_what_to_do(wiki, run):
     tools, _, settings, _ = wiki
     missing = run_tool(tools["wikipedia_page"], {"title": "No such place"}, settings, run)
     bad = run_tool(tools["wikipedia_revisions"], {"title": "Isle of Test", "start": "last spring-ish"}, settings, run)
-    assert not missing.ok and missing.error_kind == "not_found" and "no article titled 'No such place'" in missing.output
+    assert (not missing.ok and missing.error_kind == "not_found"
+            and "no article titled 'No such place'" in missing.output)
     assert not bad.ok and bad.error_kind == "bad_arguments" and "YYYY-MM-DD" in bad.output
 
 
@@ -111,12 +112,14 @@ def test_revisions_follow_continuation_and_cap_the_listing(wiki):
 def test_empty_api_url_removes_the_tools_with_a_reason():
     with pytest.raises(MissingDependency) as caught:
         make_wikipedia_tools(load_settings(WIKIPEDIA_API_URL=""))
-    assert caught.value.tools == ["wikipedia_page", "wikipedia_revisions"] and "WIKIPEDIA_API_URL" in caught.value.reason
+    assert (caught.value.tools == ["wikipedia_page", "wikipedia_revisions"]
+            and "WIKIPEDIA_API_URL" in caught.value.reason)
 
 
 def test_suppressed_users_and_comments_are_shown_as_hidden():
     # The real API's answer for a suppressed field: `userhidden: true` / `commenthidden: true`, no value.
-    revisions = [WikiRevision(201, "2020-01-02T00:00:00Z", "Vandal", "<p>x</p>", "abuse", hidden=frozenset({"user", "comment"})),
+    revisions = [WikiRevision(201, "2020-01-02T00:00:00Z", "Vandal", "<p>x</p>", "abuse",
+                              hidden=frozenset({"user", "comment"})),
                  WikiRevision(200, "2020-01-01T00:00:00Z", "Ann", "<p>x</p>", "created")]
     with LocalWebServer({"/w/api.php": MediaWikiDouble({"Quiet page": revisions}, page_size=1)}) as server:
         tools = {t.name: t for t in make_wikipedia_tools(load_settings(WIKIPEDIA_API_URL=server.url("/w/api.php")))}
