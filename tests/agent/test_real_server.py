@@ -57,11 +57,13 @@ def test_tools_offered_with_tool_choice_usage_counted_and_an_answer_extracted(pr
 
 
 def test_a_length_cut_reply_is_flagged_and_concluded_once(proxy) -> None:
-    sol = pipeline(settings_for(proxy, LLM_MAX_TOKENS=16)).solve(
-        "Write every number from 1 to 300, separated by commas, and nothing else.")
+    # No tool may be called (a short tool call could end within the limit), and the numbers are asked for in
+    # words: 16 tokens cannot hold them, whatever a small model makes of the request on this CPU.
+    sol = pipeline(settings_for(proxy, LLM_MAX_TOKENS=16, LLM_TOOL_CHOICE="none")).solve(
+        "Write every number from one to three hundred in words, one per line, and nothing else.")
     assert sol.error is None, sol.error
     wire = [e.reply["choices"][0]["finish_reason"] for e in proxy.chat()]
-    assert wire[0] == "length"  # 16 tokens cannot hold 300 numbers
+    assert "length" in wire
     calls = [e for e in sol.events if isinstance(e, ModelCall)]
     assert [c.truncated for c in calls] == [w == "length" for w in wire]
     conclusions = [e for e in proxy.chat() if e.body["messages"][-1].get("content") == CONCLUDE_REQUEST]

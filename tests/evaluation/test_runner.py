@@ -277,8 +277,9 @@ def test_known_rpm_spaces_model_requests_across_tasks(server, pipeline, samples,
     times = sorted(r.at for r in server.requests[since:])
     gaps = [b - a for a, b in pairwise(times)]
     assert len(times) == 8
-    assert times[-1] - times[0] >= 7 * 0.2 - 0.03  # spaced at the limit overall...
-    assert min(gaps) >= 0.12  # ...and never a burst (the margin is HTTP jitter on a busy machine)
+    # spaced at the limit overall (arrival times jitter on a busy machine: a quarter of the spacing is allowed)
+    assert times[-1] - times[0] >= 7 * 0.2 * 0.75
+    assert min(gaps) >= 0.05  # ...and never a burst (unpaced, four tasks arrive within milliseconds)
 
 
 def test_test_split_export_check_says_what_is_missing(server, pipeline, tmp_path):

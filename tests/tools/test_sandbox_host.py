@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,20 +48,34 @@ def test_the_hosts_dev_shm_is_neither_read_nor_written(backend):
     assert wait_no_leftovers() == []
 
 
-def _new_workdirs(before: set[str], seconds: float = 5.0) -> set[str]:
-    """Working directories made since `before` that are not an idle spare's (the replacement may be on its way)."""
+@pytest.fixture
+def made_workdirs(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The run_python working directories this test process makes (other xdist workers make their own)."""
+    made = set(SPARES.spare_workdirs())  # a spare made earlier may serve the call
+    real = tempfile.mkdtemp
+
+    def recording(*args: Any, **kwargs: Any) -> str:
+        path = real(*args, **kwargs)
+        if Path(path).name.startswith("run_python-"):
+            made.add(path)
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recording)
+    return made
+
+
+def _left_workdirs(made: set[str], seconds: float = 5.0) -> set[str]:
+    """Of the working directories this process made, those still there that are not an idle spare's."""
     deadline = time.monotonic() + seconds
     while True:
-        now = {str(p) for p in Path(tempfile.gettempdir()).glob("run_python-*")}
-        left = now - before - set(SPARES.spare_workdirs())
+        left = {p for p in made if Path(p).exists()} - set(SPARES.spare_workdirs())
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
 
 
 @pytest.mark.parametrize("kept_open", [False, True], ids=["files", "deleted_but_open"])
-def test_a_write_bomb_stops_at_the_calls_disk_cap_and_leaves_nothing(backend, kept_open):
-    before = {str(p) for p in Path(tempfile.gettempdir()).glob("run_python-*")}
+def test_a_write_bomb_stops_at_the_calls_disk_cap_and_leaves_nothing(backend, kept_open, made_workdirs):
     keep = "    f.flush(); os.unlink(f'f{i}'); held.append(f)\n" if kept_open else "    f.close()\n"
     code = ("import os\nheld = []\nfor i in range(20):\n    f = open(f'f{i}', 'wb'); f.write(b'0' * (32 * 2**20))\n"
             + keep + "print('wrote 640 MiB')")
@@ -71,7 +86,7 @@ def test_a_write_bomb_stops_at_the_calls_disk_cap_and_leaves_nothing(backend, ke
     else:
         assert "No space left" in out.output, out.output[:400]
     assert wait_no_leftovers() == []
-    assert _new_workdirs(before) == set()
+    assert _left_workdirs(made_workdirs) == set()
 
 
 class _UnixListener:

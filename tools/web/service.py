@@ -49,7 +49,7 @@ class Service:
     """Sent as the `mailto` parameter (OpenAlex and Crossref polite pools) when set."""
     fallback: str = "web_search"
     """What the model can try when the service fails."""
-    throttle: Callable[[], None] | None = None
+    throttle: MinInterval | None = None
     """Called before every request (Nominatim's one request per second)."""
     requests: int = field(default=0, init=False)
 
@@ -78,6 +78,9 @@ class Service:
         except httpx.HTTPError as exc:
             raise self.failure(f"could not be reached ({type(exc).__name__}: {str(exc)[:100]})",
                                "network_error") from None
+        finally:
+            if self.throttle is not None:
+                self.throttle.done()  # the next request waits a whole interval from this answer too
         if response.status_code == 404:
             raise NotFound(response.text[:200])
         if response.status_code == 429:
@@ -128,3 +131,12 @@ class MinInterval:
             self._next = max(now, self._next) + self.interval
         if wait > 0:
             self._sleep(wait)
+
+    def done(self) -> None:
+        """The claimed call has ended: the next one waits `interval` from now as well.
+
+        Counting from the start alone lets two requests arrive closer than `interval` at the service
+        when the first one is slow to leave (a busy machine, a slow connection).
+        """
+        with self._lock:
+            self._next = max(self._next, self._clock() + self.interval)
