@@ -12,12 +12,11 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 setup: sysdeps $(STAMP)
 
-# Python packages into .venv; torch first, as the CPU wheel (a plain `torch` pulls several GB of CUDA);
-# then the project itself, editable, for the console scripts.
+# Python packages into .venv (requirements.txt names PyTorch's CPU index and the `+cpu` torch wheel: a plain
+# `torch` pulls several GB of CUDA); then the project itself, editable, for the console scripts.
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.txt -r requirements-test.txt
 	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
