@@ -83,9 +83,20 @@ TRACE_TTL_S = 3600.0
 """Trace files older than this are deleted when a new one is written (gradio serves its own copy)."""
 
 
+_TRACES: list[Path] = []
+"""This process's own trace folder (made on first use): private to its OS user, unlike a fixed /tmp name."""
+
+
+def traces_folder() -> Path:
+    """The folder trace files are written to: one `mkdtemp` folder per process (mode 0700)."""
+    if not _TRACES or not _TRACES[0].is_dir():
+        _TRACES[:] = [Path(tempfile.mkdtemp(prefix="gaia-traces-"))]
+    return _TRACES[0]
+
+
 def write_trace(solution: Solution, folder: Path | None = None) -> str:
     """Write the trace JSONL for the download button; return its path. Old trace files are pruned."""
-    folder = folder or Path(tempfile.gettempdir()) / "gaia-traces"
+    folder = folder or traces_folder()
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time()
     for old in folder.glob("trace-*.jsonl"):
