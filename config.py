@@ -106,6 +106,7 @@ class Settings(BaseSettings):
     GRADIO_SERVER_PORT: int = Field(7860, ge=1, le=65535, description="Port the app listens on.")
     APP_CONCURRENCY: int = Field(4, ge=1, description="Debug/chat requests served at once (gradio queue).")
     APP_PRELOAD: bool = Field(True, description="Load the agent, LLM client, embeddings and tool checks in a background thread at start-up (else on the first request).")
+    APP_STATUS_RECHECK_S: float = Field(15, gt=0, description="Seconds between the app's background re-checks of the model endpoint (the header shows the latest verdict).")
 
     # --- public app: who may spend, and limits for whoever may -------------------------------------
     APP_ALLOWED_USERS: str | None = Field(None, description="Comma-separated Hugging Face usernames allowed to use the model in the app; `*` = anyone. Unset: the Space owner on a Space, else `*`.")

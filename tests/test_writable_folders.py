@@ -33,7 +33,7 @@ def test_a_read_only_app_folder_sends_defaults_to_the_home_cache(tmp_path, monke
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     s = Settings(_env_file=None)
     cache = tmp_path / "home" / ".cache" / config.APP_CACHE_NAME
-    assert (s.OUTPUT_DIR, s.RAG_INDEX_DIR, s.GAIA_CACHE_DIR) == (cache / "runs", cache / "rag_index", cache / "gaia")
+    assert (cache / "runs", cache / "rag_index", cache / "gaia") == (s.OUTPUT_DIR, s.RAG_INDEX_DIR, s.GAIA_CACHE_DIR)
 
 
 def test_without_a_writable_home_the_fallback_is_per_user_in_temp(tmp_path, monkeypatch):
@@ -47,7 +47,7 @@ def test_without_a_writable_home_the_fallback_is_per_user_in_temp(tmp_path, monk
 def test_an_explicit_folder_is_kept_as_given(tmp_path, monkeypatch):
     app = _read_only_root(monkeypatch, tmp_path)
     monkeypatch.setenv("OUTPUT_DIR", str(app / "mine"))
-    assert Settings(_env_file=None).OUTPUT_DIR == app / "mine"
+    assert app / "mine" == Settings(_env_file=None).OUTPUT_DIR
 
 
 def test_a_shipped_read_only_index_is_still_read(tmp_path):

@@ -14,42 +14,23 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any
 
 from config import Settings
 from evaluation.records import TaskRecord
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
+from ui.forms import LEVELS, SOURCE_LABELS, SOURCES, BatchForm, BatchRequest, FormError, Source, parse_level
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 from ui.text import shown
 
-Source = Literal["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
-"""Where a batch's tasks come from (the form's radio labels, also the API's `source` values)."""
-SOURCES: tuple[Source, ...] = get_args(Source)
-LEVELS = ["All", "1", "2", "3"]
-DOWNLOADS = ("results.jsonl", "report.md", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
+DOWNLOADS = ("report.md", "results.jsonl", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
 FOLDER_HELP = "Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl)."
 
 ProgressFn = Callable[..., Any]
-
-
-@dataclass
-class BatchRequest:
-    """What the batch form asks for, validated."""
-
-    source: Source
-    split: str = "validation"
-    data_dir: str = ""
-    level: int | None = None
-    max_samples: int | None = None
-    task_ids: list[str] = field(default_factory=list)
-    concurrency: int = 1
-    question_delay: float = 0.0
-    use_rag: bool = True
-    username: str = ""
 
 
 @dataclass
@@ -67,18 +48,12 @@ class BatchView:
         return shown(self.status), self.rows, self.summary, self.chart, self.files
 
 
-def parse_level(level: Any) -> int | None:
-    """'All' / None → None; '1'…'3' → int."""
-    text = str(level or "All").strip()
-    return None if text.lower() in ("all", "", "none") else int(text)
-
-
 def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
     """The requested tasks from a local folder or the hub, level- and id-filtered, cut to max_samples."""
     from evaluation.dataset import load_split
 
     data_dir = None
-    if req.source == SOURCES[0]:
+    if req.source == "local":
         if not req.data_dir.strip():
             raise FormError(FOLDER_HELP)
         data_dir = Path(req.data_dir.strip()).expanduser()
@@ -92,7 +67,7 @@ def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
 def new_output_dir(settings: Settings, req: BatchRequest) -> Path:
     """A fresh run folder under OUTPUT_DIR, named by time and split."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = "api" if req.source == SOURCES[2] else req.split
+    name = "api" if req.source == "api" else req.split
     base = Path(settings.OUTPUT_DIR) / f"app-{stamp}-{name}"
     path, n = base, 1
     while path.exists():
@@ -155,8 +130,8 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
     if resume_folder and not Path(resume_folder).is_dir():
         yield BatchView(status=f"❌ Nothing to resume: {resume_folder} does not exist (refresh the list).")
         return
-    api = req.source == SOURCES[2] and not resume
-    if not resume and req.source == SOURCES[0] and not req.data_dir.strip():
+    api = req.source == "api" and not resume
+    if not resume and req.source == "local" and not req.data_dir.strip():
         yield BatchView(status="❌ " + FOLDER_HELP)
         return
     if api and not req.username.strip():
@@ -165,7 +140,7 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
     if not settings.llm_configured:
         yield BatchView(status="❌ " + settings.llm_missing_message())
         return
-    if not resume and req.source == SOURCES[0] and (refused := local_folder_refusal(req.data_dir, settings, session)):
+    if not resume and req.source == "local" and (refused := local_folder_refusal(req.data_dir, settings, session)):
         yield BatchView(status="❌ " + refused)
         return
     if not api and not resume:
@@ -231,9 +206,9 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     from evaluation.runner import RunConfig, run_evaluation
 
     settings = runtime.settings
-    data_dir = Path(req.data_dir.strip()).expanduser() if req.source == SOURCES[0] else None
+    data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
     if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
-        req = BatchRequest(source=SOURCES[1], split=req.split, concurrency=req.concurrency,
+        req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
                            question_delay=req.question_delay, use_rag=req.use_rag)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
@@ -335,35 +310,12 @@ def api_result_view(result: Any) -> BatchView:
                      chart=str(chart) if chart.is_file() else None, files=files)
 
 
-class FormError(ValueError):
-    """A batch form value that cannot be used; the message names the field."""
-
-
-def _number(value: Any, field_name: str, cast: Callable[[float], Any], minimum: float) -> Any:
-    try:
-        number = float(value if value not in (None, "") else minimum)
-    except (TypeError, ValueError):
-        raise FormError(f"{field_name} must be a number, not {value!r}.") from None
-    if number != number or number < minimum:  # NaN or too small
-        raise FormError(f"{field_name} must be at least {minimum:g}, not {value!r}.")
-    return cast(number)
-
-
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
-    if source not in SOURCES:
-        raise FormError(f"Source must be one of {', '.join(SOURCES)}, not {source!r}.")
-    if split not in ("validation", "test"):
-        raise FormError(f"Split must be 'validation' or 'test', not {split!r}.")
-    level_text = str(level or "All").strip()
-    if level_text not in LEVELS:
-        raise FormError(f"Level must be one of {', '.join(LEVELS)}, not {level!r}.")
-    max_n = _number(max_samples, "Max samples", int, 0)
-    if max_n != _number(max_samples, "Max samples", float, 0):
-        raise FormError(f"Max samples must be a whole number, not {max_samples!r}.")
-    return BatchRequest(source=cast(Source, source), split=split, data_dir=(data_dir or "").strip(), level=parse_level(level_text),
-                        max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
-                        concurrency=_number(concurrency, "Concurrency", int, 1),
-                        question_delay=_number(question_delay, "Delay between task starts", float, 0),
-                        use_rag=bool(use_rag), username=(username or "").strip())
+    return BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+                     username).request(parse_task_ids)
+
+
+__all__ = ["DOWNLOADS", "FOLDER_HELP", "LEVELS", "SOURCES", "SOURCE_LABELS", "BatchForm", "BatchRequest", "BatchView",
+           "FormError", "Source", "make_request", "parse_level", "run_stream"]

@@ -17,10 +17,11 @@ from typing import Any
 import gradio as gr
 
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
-from ui.background import iterate_until_stopped
+from ui.background import Tick, iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
 from ui.text import shown
 from ui.trace_view import clip, question_message, render_trace, verdict_message
+from ui.waiting import Ticker
 
 AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
 """(trace messages, final answer, verdict Markdown, path of the JSONL trace)."""
@@ -138,15 +139,18 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     task_id = getattr(task, "task_id", None)
     events: list[Event] = []
     answer = ""
+    ticker = Ticker(runtime.settings.MODEL_NAME, runtime.settings.LLM_TIMEOUT, runtime.settings.TOOL_TIMEOUT)
     try:
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
                 lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
-                                        readable=readable), stop):
-            events.append(event)
+                                        readable=readable), stop, poll_s=0.5, ticks=True):
+            if not isinstance(event, Tick):
+                events.append(event)
+                ticker.event()
             if isinstance(event, AnswerExtracted):
                 answer = event.answer
-            yield head + render_trace(events), answer, "", None
+            yield head + render_trace(events) + ticker.note(events), answer, "", None
     except Exception as exc:  # noqa: BLE001 - the trace so far stays visible with the failure under it
         events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}",
                                  elapsed_s=events[-1].elapsed_s if events else 0.0))
@@ -192,11 +196,13 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
         missing = "; ".join(f"{t}: {registry.missing[t]}" for t in route.tools if t in registry.missing)
         return f"No tool can preview this {route.file_type} file here. {missing}".strip()
     name = candidates[0]
+    tool = registry.get(name)
+    assert tool is not None  # candidates hold only registered tools
     from tools.context import ToolContext
 
     # Confined like a run: the previewed file and the session's own uploads, nothing else of the server.
     context = ToolContext(attachments=(Path(path),), readable=readable, confined=True)
-    outcome = run_tool(registry.get(name), {"path": path}, runtime.settings, config=context.to_config())
+    outcome = run_tool(tool, {"path": path}, runtime.settings, config=context.to_config())
     mark = "✅" if outcome.ok else "❌"
     body = clip(outcome.output, 6000).replace("```", "ʼʼʼ")
     return (f"{mark} `{name}` on **{Path(path).name}** ({route.file_type}, {outcome.duration_s:.2f}s)\n\n"
