@@ -21,6 +21,7 @@ from ui.access import access_summary, refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
 from ui.debug_tab import build_debug_tab
+from ui.event_loops import close_replaced_event_loops
 from ui.header import CSS, build_header
 from ui.runtime import Runtime
 from ui.session import Session
@@ -67,6 +68,7 @@ def launch(blocks: gr.Blocks, settings: Settings) -> None:
                   ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True)
 
 
+close_replaced_event_loops()  # gradio's start-up loops end closed, not as "Exception ignored" tracebacks
 settings = get_settings()
 runtime = Runtime(settings)
 demo = build_app(settings, runtime)
@@ -77,7 +79,8 @@ def main() -> None:
     """Serve, then load the agent in a background thread (HTTP answers while it loads)."""
     make_non_dumpable()  # no same-uid process (a sandboxed child) reads /proc/<pid>/environ or ptraces the app
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per model request drowns the log
+    for noisy in ("httpx", "httpx2"):  # one line per model request drowns the log
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     log.info("Who may run the model: %s", access_summary(settings))
     if settings.SPACE_ID and not on_space():
         log.warning("SPACE_ID is set but SYSTEM is not 'spaces': gradio shows no Sign-in button, so nobody can "

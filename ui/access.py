@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import gradio as gr
+
 from config import Settings
 
 ANYONE = "*"
@@ -101,14 +103,15 @@ def profile_from_request(request: Any) -> Any:
     """
     if request is None:
         return None
-    import gradio as gr
     from gradio.helpers import special_args
 
-    def wants(profile: gr.OAuthProfile | None) -> Any:
-        return profile
-
-    inputs, *_ = special_args(wants, inputs=[], request=request)
+    inputs, *_ = special_args(_wants_profile, inputs=[], request=request)
     return inputs[0] if inputs else None
+
+
+def _wants_profile(profile: gr.OAuthProfile | None) -> Any:
+    """A handler signature gradio fills with the request's login (module level: its hints must resolve)."""
+    return profile
 
 
 def username_of(profile: Any) -> str | None:

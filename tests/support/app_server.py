@@ -65,15 +65,22 @@ def wait_http_200(url: str, timeout: float, proc: subprocess.Popen | None = None
     raise TimeoutError(f"{url} did not answer 200 within {timeout:.0f}s")
 
 
+def as_user(uid: int | None) -> list[str]:
+    """The command prefix that runs a program as `uid` (and its group), without root's groups or capabilities."""
+    return [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
 class AppServer:
     """`python app.py` on 127.0.0.1:<free port> with the given environment."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, timeout: float = 60.0,
-                 args: tuple[str, ...] = ()) -> None:
+                 args: tuple[str, ...] = (), root: Path = ROOT, user: int | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.timeout = timeout
         self.args = args
+        self.root, self.user = root, user
+        """The app folder to run (`root/app.py`, cwd) and the uid to run it as (None: this process's)."""
         self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port), **(env or {})})
         self.proc: subprocess.Popen | None = None
         self.started_s: float | None = None
@@ -84,8 +91,9 @@ class AppServer:
     def start(self) -> AppServer:
         """Spawn the app and wait for HTTP 200 (raising with the app's log if it never comes)."""
         t0 = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *self.args], cwd=ROOT, env=self.env,
-                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen([*as_user(self.user), sys.executable, str(self.root / "app.py"), *self.args],
+                                     cwd=self.root, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
         try:
             wait_http_200(self.url, self.timeout, self.proc)
         except Exception as exc:
