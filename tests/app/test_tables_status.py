@@ -13,6 +13,8 @@ def test_record_row():
     rec = TaskRecord(task_id="0123456789abcdef", question="q", level=2, expected="60", predicted="60",
                      correct=True, source="agent", steps=3, latency_s=12.345)
     assert record_row(rec) == ["01234567", 2, "60", "60", "✅", "agent", 3, 12.3]
+    rec.correct = False
+    assert record_row(rec)[4] == "❌ WRONG"  # a word: without a colour-emoji font the cross alone is a thin "x"
 
 
 def test_record_row_unscored_and_error():
