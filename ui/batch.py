@@ -216,6 +216,7 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag)
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
+    warn = "" if resume else missing_note(req, settings)
     work = iterate_in_thread(lambda report: run_evaluation(config, settings, pipeline, on_progress=report,
                                                            stop=control.stop), tick_s=1.0)
     for item in work:
@@ -228,15 +229,31 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
             line = _line_from_records(final, int(selected), result.summary.get("elapsed_s"))
             why = " (nobody was reading its progress)" if control.unwatched else ""
             line = f"⏹️ {line} — stopped{why} (press Resume to continue)" if result.stopped else "🏁 " + line
-            yield finished_view(Path(result.output_dir), final, line)
+            yield finished_view(Path(result.output_dir), final, line + warn)
             return
         if getattr(item, "last", None) is not None:
             records = merge_record(records, item.last)
         line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
         _report(progress, item, line)
         stopping = " · stopping after the running tasks…" if control.stop.is_set() else ""
-        yield BatchView(status="▶️ " + line + stopping, rows=record_rows(records))
+        yield BatchView(status="▶️ " + line + stopping + warn, rows=record_rows(records))
         _report(progress, item, line)  # again: the browser drops the bar when the yielded values arrive
+
+
+def missing_note(req: BatchRequest, settings: Settings) -> str:
+    """`  ⚠️ 2 task(s) run without their attachment (missing on disk: a.xlsx, b.mp3)`, or '' (nothing missing)."""
+    try:
+        samples = load_samples(req, settings)
+    except Exception:  # noqa: BLE001 - the run itself reports a folder it cannot read
+        return ""
+    missing = [s for s in samples if getattr(s, "attachment_missing", False)]
+    refused = [s for s in samples if getattr(s, "attachment_error", "")]
+    if not missing and not refused:
+        return ""
+    names = ", ".join(f"`{s.file_name}`" for s in (missing + refused)[:6])
+    more = f" and {len(missing) + len(refused) - 6} more" if len(missing) + len(refused) > 6 else ""
+    return (f"  \n⚠️ {len(missing) + len(refused)} task(s) run without their attachment (missing on disk or "
+            f"refused: {names}{more}).")
 
 
 def _report(progress: ProgressFn | None, item: Any, line: str) -> None:
