@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
-from tests.app.conftest import app_env, scripted_reply
+from tests.app.conftest import scripted_reply
 from tests.support.app_server import AppServer, free_port
 from tests.support.openai_server import ScriptedOpenAI
 
