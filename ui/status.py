@@ -11,7 +11,7 @@ LoadState = Literal["idle", "loading", "ready", "failed"]
 LLM_MISSING = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
 LABELS = {"llm": "LLM", "rag": "RAG", "ocr": "OCR", "tools": "Tools", "graph": "Agent graph",
           "embeddings": "Embeddings", "audio": "Audio", "vision": "Vision", "sandbox": "Sandbox"}
-_BAD_WORDS = ("missing", "not configured", "unavailable", "failed", "error", "disabled", "off")
+_BAD_WORDS = ("missing", "empty", "not configured", "unavailable", "failed", "error", "disabled", "off")
 _FATAL_WORDS = ("unreachable", "not served by")
 """An endpoint that cannot answer (or lacks the model): shown in red, requests fail at once."""
 
@@ -43,6 +43,8 @@ class StatusLine:
         return "\n".join(f"- {entry}" for entry in self.entries)
 
 
+GLANCE = ("llm", "rag")
+"""Parts the collapsed header always names (can it answer? does the knowledge base hold anything?)."""
 PENDING = ("llm", "tools", "graph", "rag")
 """What the preload makes ready, in its order: shown as loading until it reports them."""
 
@@ -84,8 +86,10 @@ def preload_status(state: LoadState, components: Mapping[str, str] | None = None
         value = value.removeprefix("⏳ ")
         shown = f'<span style="color:#dc2626">{value}</span>' if mark == "❌" else value
         entries.append(f"{mark} **{_label(key)}**: {shown}")
-        if mark in ("❌", "⚠️") and key in ("llm", "rag", "rag_error"):
-            problems.append(f"{mark} {_label(key)} {shown}")
+        if key in GLANCE or mark in ("❌", "⚠️") and key == "rag_error":
+            # At a glance: the model and the knowledge base always, a red verdict whole, others cut short.
+            brief = shown if mark == "❌" else value if len(value) <= 60 else value[:59] + "…"
+            problems.append(f"{mark} {_label(key)}: {brief}")
     head = _head(state, llm_configured, error, elapsed_s, preload)
     return StatusLine(" · ".join([head, *problems]), tuple(entries))
 

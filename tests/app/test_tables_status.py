@@ -126,6 +126,7 @@ def test_the_summary_line_carries_the_problems_and_loading_parts_show_as_they_co
     dead = "unreachable (http://127.0.0.1:9/v1: connection refused)"
     line = preload_status("ready", {"llm": dead, "rag": "empty", "tools": "7 active"}, llm_configured=True)
     assert line.summary.startswith("🟢 **Ready**") and "connection refused" in line.summary and "7 active" not in line.summary
+    assert "⚠️ RAG: empty" in line.summary
     loading = preload_status("loading", {"llm": "ready (m)"}, llm_configured=True)
     assert "✅ **LLM**: ready (m)" in loading.entries and "⏳ **RAG**: loading…" in loading.entries
     assert loading.details().count("\n- ") == len(loading.entries) - 1
