@@ -73,7 +73,8 @@ def _indexes(tmp: Path, pins: dict[str, str], sdk: str) -> tuple[Path, Path]:
     torch_version = pins["torch"].split("+", 1)[0]
     _wheel(pypi, "torch", torch_version, requires=CUDA_DEPS)
     for dep in CUDA_DEPS:
-        _wheel(pypi, *dep.split("=="))
+        name, version = dep.split("==")
+        _wheel(pypi, name, version)
     _wheel(cpu, "torch", f"{torch_version}+cpu")
     return pypi, cpu
 
