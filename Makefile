@@ -46,7 +46,7 @@ test: setup $(LLAMA_STAMP)
 
 # Refresh the README's screenshots (the browser tests take them).
 screenshots: setup
-	UPDATE_SCREENSHOTS=1 GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser tests/app/test_browser.py
+	UPDATE_SCREENSHOTS=1 GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser tests/app/test_browser.py tests/app/test_browser_newcomer.py tests/app/test_browser_live.py
 
 # The lint gate: ruff (style, imports, bugbear, docstrings) and mypy, both configured in pyproject.toml.
 lint: setup

@@ -18,6 +18,7 @@ import pytest
 from gradio_client import Client
 
 from tests.app.conftest import scripted_reply
+from tests.app.test_browser import _shot
 from tests.support.app_server import AppServer, free_port
 from tests.support.openai_server import ScriptedOpenAI
 
@@ -92,6 +93,7 @@ def test_chat_stop_ends_the_turn_at_once_with_a_note(page, model_server):
     stop.wait_for(state="hidden", timeout=10_000)
     page.wait_for_function("document.querySelector('#chatbot').innerText.includes('Stopped by you')")
     print(f"chat Stop: {time.monotonic() - clicked:.2f}s from the click to the stop note (the model call takes 8 s)")
+    _shot(page, "chat-stopped.png")
     page.wait_for_timeout(9_000)  # past the moment the abandoned call answers
     assert "late" not in _text(page, "#chatbot")  # its answer never reached the chat
     assert len(model_server.requests) == asked  # and no further step ran after it
@@ -115,6 +117,7 @@ def test_compare_warns_when_the_runs_cover_different_tasks(page, app_server, gai
     page.wait_for_function("document.querySelector('#comparison').innerText.includes('different tasks')")
     text = _text(page, "#comparison")
     assert "over the 2 task(s) scored in both" in text and "only in B: 2" in text
+    _shot(page, "compare.png")
 
 
 def test_the_batch_form_adapts_refuses_fractions_and_shows_errors_by_its_button(page, gaia_dir):
