@@ -13,7 +13,7 @@ from ui.runtime import Runtime
 
 TITLE = ("### 🧭 GAIA agent harness <small>— a LangGraph ReAct agent over any OpenAI-compatible endpoint, "
          "with a live trace of every step</small>")
-LIVE_S = 3.0
+LIVE_S = 5.0
 """Header refresh once loaded: the endpoint re-check runs every APP_STATUS_RECHECK_S in the background."""
 
 # Tool steps read better when the assistant's bubble spans the chat's width. Download names are shown whole

@@ -74,7 +74,7 @@ def test_the_header_follows_the_endpoint_coming_up(browser, tmp_path):
             print(f"header turned from unreachable to ready {time.monotonic() - came_up:.1f}s after the server came up")
             assert "Ready" in _text(page, "#status-line")
             page.click("#status-line > button")  # the one line expands into one entry per part
-            page.wait_for_function("document.querySelector('#status-details').innerText.includes('ready (scripted)')")
+            page.wait_for_function("document.querySelector('#status-details')?.innerText?.includes('ready (scripted)')")
         page.close()
 
 
@@ -82,11 +82,11 @@ def test_chat_stop_ends_the_turn_at_once_with_a_note(page, model_server):
     page.get_by_role("tab", name="💬 Chat").click()
     box = page.locator("#chat-input textarea")
     box.fill("Please take your time in the chat.")
+    before = len(model_server.requests)
     box.press("Enter")
     # The wait is explained while the model thinks (8 s): what is awaited, and for how long so far.
     page.wait_for_function("document.querySelector('#chatbot').innerText.includes('Waiting for the model')")
     page.wait_for_function("/Waiting \\d+s so far/.test(document.querySelector('#chatbot').innerText)")
-    asked = len(model_server.requests)
     stop = page.locator("#chat-input .stop-button")
     clicked = time.monotonic()
     stop.click()
@@ -96,7 +96,8 @@ def test_chat_stop_ends_the_turn_at_once_with_a_note(page, model_server):
     _shot(page, "chat-stopped.png")
     page.wait_for_timeout(9_000)  # past the moment the abandoned call answers
     assert "late" not in _text(page, "#chatbot")  # its answer never reached the chat
-    assert len(model_server.requests) == asked  # and no further step ran after it
+    # The turn made one model request, the abandoned one (recorded when it completes): no step ran after it.
+    assert len(model_server.requests) - before <= 1
     assert "Waiting for the model" not in _text(page, "#chatbot")  # the waiting bubble went with the turn
 
 
