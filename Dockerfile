@@ -16,19 +16,23 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng chromium \
  && rm -rf /var/lib/apt/lists/*
 
-# Hugging Face Spaces run containers as uid 1000.
+# Hugging Face Spaces run containers as uid 1000. The app folder is the user's (created by them, not by
+# WORKDIR as root), so runs/ and data/ are writable there; the app falls back to ~/.cache when they are not.
 RUN useradd --create-home --uid 1000 user
-WORKDIR /home/user/app
-
-# torch first, as the CPU wheel (the default index pulls several GB of CUDA); requirements.txt pins the same version.
-COPY requirements.txt .
-RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
- && pip install -r requirements.txt
-
-COPY --chown=user:user . .
 USER user
 ENV HOME=/home/user \
     PATH=/home/user/.local/bin:$PATH
+RUN mkdir -p /home/user/app
+WORKDIR /home/user/app
+
+# requirements.txt names PyTorch's CPU index and pins the `+cpu` wheel (PyPI's torch pulls several GB of CUDA).
+COPY --chown=user:user requirements.txt .
+RUN pip install --user -r requirements.txt
+
+COPY --chown=user:user . .
 
 EXPOSE 7860
-CMD ["python", "app.py"]
+# gradio treats itself as on a Space (Sign-in button, /login, real OAuth) only with SYSTEM=spaces, which a
+# Docker Space does not set; its runtime sets SPACE_ID and, with `hf_oauth: true` in the card, the OAUTH_*
+# variables. So SYSTEM=spaces is set here only when both are present: a local `docker run` stays local.
+CMD ["sh", "-c", "if [ -n \"$SPACE_ID\" ] && [ -n \"$OAUTH_CLIENT_ID\" ]; then export SYSTEM=\"${SYSTEM:-spaces}\"; fi; exec python app.py"]

@@ -14,13 +14,13 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 setup: sysdeps $(STAMP)
 
-# Python packages into .venv; torch first, as the CPU wheel (a plain `torch` pulls several GB of CUDA);
-# then the project itself, editable, for the console scripts.
+# Python packages into .venv (requirements.txt names PyTorch's CPU index and the `+cpu` torch wheel: a plain
+# `torch` pulls several GB of CUDA); then the project itself, editable, for the console scripts. One retry per
+# index: where that index cannot be reached (an offline mirror), five retries per package add minutes.
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -r requirements.txt -r requirements-test.txt
+	$(PY) -m pip install -q --retries 1 -r requirements.txt -r requirements-test.txt
 	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
 
@@ -49,7 +49,7 @@ test: setup $(LLAMA_STAMP)
 
 # Refresh the README's screenshots (the browser tests take them).
 screenshots: setup
-	UPDATE_SCREENSHOTS=1 GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser tests/app/test_browser.py
+	UPDATE_SCREENSHOTS=1 GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser tests/app/test_browser.py tests/app/test_browser_newcomer.py tests/app/test_browser_live.py
 
 # The lint gate: ruff (style, imports, bugbear, docstrings) and mypy, both configured in pyproject.toml.
 lint: setup

@@ -3,81 +3,96 @@
 Wiring only: one builder per tab (`ui/<tab>_tab.py`, each wiring its own events) whose handlers call
 the one pipeline (`stream()`) and the evaluation runner. The server answers HTTP at once; the agent
 (LLM client, graph, embeddings, tool checks) loads in a background thread (`ui.runtime.Runtime`) and
-the header says what is ready.
+the header shows each part's state as it becomes ready, and the endpoint's as it is re-checked.
 Heavy libraries are imported there, never on this module's import path.
 
-    python app.py            # serves on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (0.0.0.0:7860)
+    python app.py            # serves on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860)
+    gradio app.py            # the same with reload on save (gradio finds `demo` at module level)
 """
 
 import logging
 
 import gradio as gr
+from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
 from ui import fair_share, upload_budget
-from ui.access import refusal_for
+from ui.access import access_summary, refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
 from ui.debug_tab import build_debug_tab
-from ui.header import build_header
+from ui.event_loops import close_replaced_event_loops
+from ui.header import CSS, build_header
 from ui.runtime import Runtime
 from ui.session import Session
 
-# Tool steps read better when the assistant's bubble spans the chat's width. Download names are shown whole
-# (gradio cuts the stem first, leaving `.js`). On a phone (420 px) the tab buttons are made small enough for
-# all three to fit: gradio moves the ones that do not fit behind a `⋯` menu.
-CSS = """#status-line {font-size: 0.92em}
-#trace .bubble.bot-row, #chatbot .bubble.bot-row {width: calc(100% - var(--spacing-xl) * 6)}
-#trace .bot-row .message, #chatbot .bot-row .message {width: 100%}
-#downloads .filename {white-space: normal; word-break: break-all}
-#downloads .filename .stem {overflow: visible; text-overflow: clip; white-space: normal}
-@media (max-width: 560px) {
-  .tab-container button {padding: 0 5px !important; font-size: 0.8rem !important; white-space: nowrap}
-}"""
-
+log = logging.getLogger("app")
 
 CACHE_MAX_AGE_S = 7200
 """Gradio's cache sweep deletes served files older than this; uploads per address are counted over the same window."""
 
 
+def build_access_row(settings: Settings, session: gr.State) -> gr.Markdown:
+    """Above the tabs (so on every tab): who may run the model, and the Sign-in button on a Space."""
+    with gr.Row(equal_height=True, elem_id="access-row"):
+        access_note = gr.Markdown(elem_id="access-note")
+        if on_space():
+            gr.LoginButton(scale=0, min_width=220)
+    return access_note
+
+
 def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
     """The header and the three tabs around one shared (lazily loaded) runtime; each builder wires its own events."""
     # delete_cache: every hour, drop served files (traces, uploads, run downloads) older than two hours.
-    with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, CACHE_MAX_AGE_S)) as demo:
-        build_header(demo, runtime)
+    with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, CACHE_MAX_AGE_S)) as blocks:
+        build_header(blocks, runtime)
         # The visitor's own files (uploads, runs, download copies), removed when their session ends.
         session = gr.State(Session(max_upload_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20)),
                            delete_callback=Session.close)
-        access_note = gr.Markdown(elem_id="access-note")
-        build_debug_tab(demo, settings, runtime, session)
-        build_batch_tab(demo, settings, runtime, session)
-        build_chat_tab(demo, settings, runtime, session)
+        access_note = build_access_row(settings, session)
+        build_debug_tab(blocks, settings, runtime, session)
+        build_batch_tab(blocks, settings, runtime, session)
+        build_chat_tab(blocks, settings, runtime, session)
 
         def sign_in(visitor: Session, profile: gr.OAuthProfile | None) -> str:
             visitor.username = getattr(profile, "username", None)
             return refusal_for(settings, profile) or ""
 
-        demo.load(sign_in, [session], access_note, api_visibility="private", queue=False)
-    return demo
+        blocks.load(sign_in, [session], access_note, api_visibility="private", queue=False)
+    blocks.queue(default_concurrency_limit=settings.APP_CONCURRENCY, max_size=settings.APP_QUEUE_MAX_SIZE)
+    fair_share.install(blocks, settings)  # one session or address cannot fill the queue for everyone
+    return blocks
+
+
+def launch(blocks: gr.Blocks, settings: Settings) -> None:
+    """Serve `blocks` on the configured interface (127.0.0.1 unless GRADIO_SERVER_NAME says otherwise)."""
+    # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
+    # handler returned to its session), never the runs folder or the gated GAIA cache.
+    blocks.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
+                  max_file_size=int(settings.MAX_UPLOAD_MB * 2**20), show_error=True,
+                  ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True,
+                  app_kwargs={"middleware": [upload_budget.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
+
+
+close_replaced_event_loops()  # gradio's start-up loops end closed, not as "Exception ignored" tracebacks
+settings = get_settings()
+runtime = Runtime(settings)
+demo = build_app(settings, runtime)
+"""At module level, so `gradio app.py` (reload mode) finds it; `python app.py` launches it in `main()`."""
 
 
 def main() -> None:
     """Serve, then load the agent in a background thread (HTTP answers while it loads)."""
     make_non_dumpable()  # no same-uid process (a sandboxed child) reads /proc/<pid>/environ or ptraces the app
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per model request drowns the log
-    settings = get_settings()
-    runtime = Runtime(settings)
-    demo = build_app(settings, runtime)
-    demo.queue(default_concurrency_limit=settings.APP_CONCURRENCY, max_size=settings.APP_QUEUE_MAX_SIZE)
-    fair_share.install(demo, settings)  # one session or address cannot fill the queue for everyone
-    # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
-    # handler returned to its session), never the runs folder or the gated GAIA cache.
-    demo.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
-                max_file_size=int(settings.MAX_UPLOAD_MB * 2**20), show_error=True,
-                ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True,
-                app_kwargs={"middleware": [upload_budget.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
+    for noisy in ("httpx", "httpx2"):  # one line per model request drowns the log
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    log.info("Who may run the model: %s", access_summary(settings))
+    if settings.SPACE_ID and not on_space():
+        log.warning("SPACE_ID is set but SYSTEM is not 'spaces': gradio shows no Sign-in button, so nobody can "
+                    "sign in (a Docker Space: set SYSTEM=spaces with hf_oauth: true in the card)")
+    launch(demo, settings)
     # Started once the server is up, so its imports (langchain, torch) do not delay the first page.
     if settings.APP_PRELOAD:
         runtime.start()

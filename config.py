@@ -5,11 +5,13 @@ No other module reads `os.environ`; components receive a `Settings` (or the valu
 
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent
@@ -141,7 +143,7 @@ class Settings(BaseSettings):
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
-    RAG_INDEX_DIR: Path = Field(PROJECT_ROOT / "data" / "rag_index", description="Directory of the FAISS index and its metadata.")
+    RAG_INDEX_DIR: Path = Field(PROJECT_ROOT / "data" / "rag_index", description="Directory of the FAISS index and its metadata (default in a read-only app folder: ~/.cache/gaia-agent-harness/rag_index unless a prebuilt index is there).")
     EMBEDDING_MODEL: str = Field("", description="sentence-transformers model name or path; empty = the packaged all-MiniLM-L6-v2.")
     RAG_ANSWER_THRESHOLD: float = Field(0.92, ge=0, le=1, description="Cosine similarity at or above which a guarded match answers directly.")
     RAG_CANDIDATE_THRESHOLD: float = Field(0.75, ge=0, le=1, description="Similarity at or above which matches are given to the loop as candidates.")
@@ -153,20 +155,21 @@ class Settings(BaseSettings):
     HF_TOKEN: SecretStr | None = Field(None, description="Hugging Face token for the gated GAIA dataset.")
     GAIA_DATASET: str = Field("gaia-benchmark/GAIA", description="Hub dataset repository of GAIA.")
     GAIA_REVISION: str = Field("main", description="Pinned revision (branch, tag or commit) of the GAIA dataset.")
-    GAIA_CACHE_DIR: Path = Field(PROJECT_ROOT / "data" / "gaia", description="Where the hub snapshot is cached.")
+    GAIA_CACHE_DIR: Path = Field(PROJECT_ROOT / "data" / "gaia", description="Where the hub snapshot is cached (default in a read-only app folder: ~/.cache/gaia-agent-harness/gaia).")
     BATCH_CONCURRENCY: int = Field(4, ge=1, le=64, description="Tasks solved at once in a batch.")
     TASK_RETRY_MAX: int = Field(1, ge=0, description="Extra attempts for a task that ended with an error before it is recorded as failed.")
-    OUTPUT_DIR: Path = Field(PROJECT_ROOT / "runs", description="Where batch runs write their results.")
+    OUTPUT_DIR: Path = Field(PROJECT_ROOT / "runs", description="Where batch runs write their results (default in a read-only app folder: ~/.cache/gaia-agent-harness/runs).")
     SCORING_API_URL: str = Field("https://agents-course-unit4-scoring.hf.space", description="Agents Course Unit 4 scoring API.")
     SPACE_ID: str | None = Field(None, description="Set by Hugging Face on a Space; used for the agent_code link.")
     SPACE_AUTHOR_NAME: str | None = Field(None, description="Set by Hugging Face on a Space: its owner (the default APP_ALLOWED_USERS there).")
     GAIA_LOCAL_ROOTS: str = Field("", description="Comma-separated folders the app's `Local GAIA folder` source may read (empty: anywhere locally; on a Space only the hub cache and the visitor's uploads).")
 
     # --- app ------------------------------------------------------------------------------------
-    GRADIO_SERVER_NAME: str = Field("0.0.0.0", description="Interface the app listens on.")
+    GRADIO_SERVER_NAME: str = Field("127.0.0.1", description="Interface the app listens on: this machine only by default (the app holds the API key); a Space and the Docker image set 0.0.0.0.")
     GRADIO_SERVER_PORT: int = Field(7860, ge=1, le=65535, description="Port the app listens on.")
     APP_CONCURRENCY: int = Field(4, ge=1, description="Debug/chat requests served at once (gradio queue).")
     APP_PRELOAD: bool = Field(True, description="Load the agent, LLM client, embeddings and tool checks in a background thread at start-up (else on the first request).")
+    APP_STATUS_RECHECK_S: float = Field(15, gt=0, description="Seconds between the app's background re-checks of the model endpoint (the header shows the latest verdict).")
 
     # --- public app: who may spend, and limits for whoever may -------------------------------------
     APP_ALLOWED_USERS: str | None = Field(None, description="Comma-separated Hugging Face usernames allowed to use the model in the app; `*` = anyone. Unset: the Space owner on a Space, else `*`.")
@@ -182,6 +185,14 @@ class Settings(BaseSettings):
     # --- per-run workspace -------------------------------------------------------------------------
     WORKSPACE_DIR: Path | None = Field(None, description="Where per-run workspaces (extractions, downloads, rendered pages) are made; unset = the system temp folder.")
     WORKSPACE_MAX_MB: int = Field(500, ge=1, description="Disk one run's workspace may use (archives, nested ones included, and downloads).")
+
+    @model_validator(mode="after")
+    def _writable_defaults(self) -> Settings:
+        """Default folders in a read-only app folder (a Space, a system install) move to a per-user cache."""
+        for name, sub in WRITABLE_DEFAULTS.items():
+            if name not in self.model_fields_set:
+                object.__setattr__(self, name, writable_folder(getattr(self, name), sub))
+        return self
 
     @field_validator("FETCH_ALLOWED_HOSTS")
     @classmethod
@@ -218,6 +229,38 @@ class Settings(BaseSettings):
         if name.lower() == "none":
             return None
         return name or self.MODEL_NAME
+
+
+# --- writable folders (issue 22) -----------------------------------------------------------------
+WRITABLE_DEFAULTS = {"OUTPUT_DIR": "runs", "GAIA_CACHE_DIR": "gaia", "RAG_INDEX_DIR": "rag_index"}
+"""Settings whose default lives in the app folder, and their sub-folder in the per-user fallback."""
+APP_CACHE_NAME = "gaia-agent-harness"
+
+
+def _can_write(folder: Path) -> bool:
+    """True when `folder` is writable, or could be created (its nearest existing parent is writable)."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            return place.is_dir() and os.access(place, os.W_OK | os.X_OK)
+    return False
+
+
+def user_cache_root() -> Path:
+    """This user's cache folder for the app: `$HOME/.cache/…`, else a per-user folder in the temp folder."""
+    home = Path(os.path.expanduser("~"))
+    if str(home) != "~" and _can_write(home / ".cache"):
+        return home / ".cache" / APP_CACHE_NAME
+    uid = os.getuid() if hasattr(os, "getuid") else os.getpid()
+    return Path(tempfile.gettempdir()) / f"{APP_CACHE_NAME}-{uid}"
+
+
+def writable_folder(default: Path, sub: str) -> Path:
+    """`default` when it is writable (or holds data already, e.g. a shipped index); else the user cache's `sub`."""
+    if _can_write(default):
+        return default
+    if sub == "rag_index" and (default / "index.faiss").is_file():
+        return default  # a read-only, prebuilt index is still read
+    return user_cache_root() / sub
 
 
 def _holds_secret(annotation: object) -> bool:

@@ -179,6 +179,16 @@ class Pipeline:
         self.preload()
         return self._parts.llm
 
+    # -- live state for the app's header (issue 22) --------------------------------------------------
+    def status_so_far(self) -> dict[str, str]:
+        """The status lines `preload()` has filled in so far (read while it runs, from another thread)."""
+        return dict(self._parts.status)
+
+    @property
+    def endpoint(self) -> EndpointMonitor | None:
+        """The endpoint check (None before preload, without an endpoint, or for an injected model)."""
+        return self._parts.endpoint
+
     # -- running ----------------------------------------------------------------------------------
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
                history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,

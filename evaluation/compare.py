@@ -1,8 +1,10 @@
 """Compare two runs: which tasks got fixed, which regressed, and accuracy per level.
 
 Reads each run's `details.jsonl` (one TaskRecord dict per line; a task listed twice counts by its last
-line). Fixed/regressed/unchanged are over the tasks scored in both runs; per-level accuracy is each
-run's own (correct / scored), so a run over a subset is still summarised honestly.
+line). Everything is over the tasks scored in BOTH runs — fixed/regressed/unchanged and the per-level
+accuracies — so a 3-task run against a 10-task run compares those 3 tasks, not two different task sets;
+the report says how many tasks that is and warns when the runs cover different tasks. Each run's own
+accuracy (over all it scored) is kept in `own_levels`.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Comparison:
     only_in_a: list[str] = field(default_factory=list)
     only_in_b: list[str] = field(default_factory=list)
     levels: dict[str, LevelDelta] = field(default_factory=dict)
+    """Accuracy per level over the tasks scored in both runs."""
     skipped_lines: int = 0
     a_cost_usd: float = 0.0
     """What run A's recorded tasks cost (their `cost_usd`; 0 when the prices were unknown)."""
@@ -63,30 +66,67 @@ class Comparison:
     a_tokens: int = 0
     """Prompt + completion tokens of run A's recorded tasks."""
     b_tokens: int = 0
+    own_levels: dict[str, LevelDelta] = field(default_factory=dict)
+    """Each run's own accuracy per level (over everything it scored): not comparable when the task sets differ."""
+    questions: dict[str, str] = field(default_factory=dict)
+    """task id → its question (from either run), to name tasks in the report."""
+
+    @property
+    def common(self) -> int:
+        """Tasks scored in both runs (what the deltas are over)."""
+        return len(self.fixed) + len(self.regressed) + len(self.unchanged)
+
+    @property
+    def same_tasks(self) -> bool:
+        """True when both runs hold the same tasks."""
+        return not self.only_in_a and not self.only_in_b
+
+    def warning(self) -> str:
+        """Empty when the runs cover the same tasks; else what differs and what the comparison is over."""
+        if self.same_tasks:
+            return ""
+        return (f"⚠️ The runs cover different tasks (only in A: {len(self.only_in_a)}, only in B: "
+                f"{len(self.only_in_b)}): accuracies and deltas below are over the {self.common} task(s) "
+                "scored in both.")
+
+    def _task(self, task_id: str) -> str:
+        question = " ".join(self.questions.get(task_id, "").split())
+        short = question[:90] + ("…" if len(question) > 90 else "")
+        return f"- `{task_id[:8]}` {short}".rstrip()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (accuracies included)."""
         data = asdict(self)
         data["run_a"], data["run_b"] = str(self.run_a), str(self.run_b)
-        data["levels"] = {k: {**asdict(v), "a_accuracy": v.a_accuracy, "b_accuracy": v.b_accuracy, "delta": v.delta}
-                          for k, v in self.levels.items()}
+        for name in ("levels", "own_levels"):
+            data[name] = {k: {**asdict(v), "a_accuracy": v.a_accuracy, "b_accuracy": v.b_accuracy, "delta": v.delta}
+                          for k, v in getattr(self, name).items()}
+        data["common"], data["same_tasks"] = self.common, self.same_tasks
+        data.pop("questions", None)
         return data
 
     def to_markdown(self) -> str:
-        """A short report: level table, then fixed and regressed task ids."""
+        """A short report: the task sets, the level table over the common tasks, then fixed and regressed tasks."""
         pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"  # noqa: E731
         pts = lambda v: "n/a" if v is None else f"{100 * v:+.1f} pts"  # noqa: E731
         lines = ["# Run comparison", "", f"- A: `{self.run_a}`", f"- B: `{self.run_b}`",
-                 f"- fixed {len(self.fixed)}, regressed {len(self.regressed)}, unchanged {len(self.unchanged)} "
-                 f"({self.unchanged_correct} correct in both); only in A {len(self.only_in_a)}, only in B {len(self.only_in_b)}",
+                 f"- compared over **{self.common} task(s) scored in both**: fixed {len(self.fixed)}, regressed "
+                 f"{len(self.regressed)}, unchanged {len(self.unchanged)} ({self.unchanged_correct} correct in both); "
+                 f"only in A {len(self.only_in_a)}, only in B {len(self.only_in_b)}",
                  f"- cost: A ${self.a_cost_usd:.4f} ({self.a_tokens:,} tokens), "
-                 f"B ${self.b_cost_usd:.4f} ({self.b_tokens:,} tokens)",
-                 "", "| Level | A | B | Delta |", "|---|---:|---:|---:|"]
+                 f"B ${self.b_cost_usd:.4f} ({self.b_tokens:,} tokens)"]
+        if warning := self.warning():
+            own = self.own_levels.get("all")
+            alone = (f" Each alone: A {pct(own.a_accuracy)} of {own.a_scored}, B {pct(own.b_accuracy)} of "
+                     f"{own.b_scored}." if own else "")
+            lines += ["", warning + alone]
+        lines += ["", "| Level | A | B | Delta |", "|---|---:|---:|---:|"]
         for name, d in self.levels.items():
             lines.append(f"| {name} | {pct(d.a_accuracy)} ({d.a_correct}/{d.a_scored}) "
                          f"| {pct(d.b_accuracy)} ({d.b_correct}/{d.b_scored}) | {pts(d.delta)} |")
-        for title, ids in (("Fixed (wrong in A, correct in B)", self.fixed), ("Regressed (correct in A, wrong in B)", self.regressed)):
-            lines += ["", f"## {title}", ""] + ([f"- {t}" for t in ids] or ["- none"])
+        for title, ids in (("Fixed (wrong in A, correct in B)", self.fixed),
+                           ("Regressed (correct in A, wrong in B)", self.regressed)):
+            lines += ["", f"## {title}", ""] + ([self._task(t) for t in ids] or ["- none"])
         if self.skipped_lines:
             lines += ["", f"Note: {self.skipped_lines} malformed line(s) in details.jsonl were skipped."]
         return "\n".join(lines) + "\n"
@@ -147,7 +187,14 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
             result.unchanged_correct += bool(now)
     result.a_cost_usd, result.a_tokens = _spent(a)
     result.b_cost_usd, result.b_tokens = _spent(b)
+    common = set(result.fixed) | set(result.regressed) | set(result.unchanged)
+    result.levels = _deltas({t: a[t] for t in common}, {t: b[t] for t in common})
+    result.own_levels = _deltas(a, b)
+    result.questions = {t: str(row.get("question") or "") for t, row in (b | a).items()}
+    return result
+
+
+def _deltas(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> dict[str, LevelDelta]:
     ca, cb = _level_counts(a), _level_counts(b)
     keys = sorted(set(ca) | set(cb), key=lambda k: (k == "all", k))
-    result.levels = {k: LevelDelta(*ca.get(k, (0, 0)), *cb.get(k, (0, 0))) for k in keys}
-    return result
+    return {k: LevelDelta(*ca.get(k, (0, 0)), *cb.get(k, (0, 0))) for k in keys}

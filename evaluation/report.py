@@ -178,13 +178,21 @@ def _local_verdicts(records: list[TaskRecord], meta: dict[str, Any]) -> str:
     return f"{'Exact match' if name == 'official' else 'Correct'} ({name} scorer)"
 
 
+def _setting(value: Any) -> str:
+    """A setting as a reader writes it: `a=1, b=x` for a mapping, `a, b` for a list, else the value."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_setting(v)}" for k, v in value.items()) or "(none)"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_setting(v) for v in value) or "(none)"
+    return str(value)
+
+
 def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir: Path) -> Path:
     """Write report.md and its chart (accuracy.png) into `output_dir`; return the report's path."""
     output_dir.mkdir(parents=True, exist_ok=True)
     plot_accuracy(summary, output_dir / CHART_NAME)
     meta = summary.get("meta") or {}
     lines = ["# GAIA evaluation report", "", "## Overview", ""]
-    lines += [f"- **{k}**: {_cell(v, 120)}" for k, v in meta.items()]
     server = meta.get("verdicts")  # an API run: the scoring server's verdicts are the truth, not a local scorer's
     lines += [
         f"- **{f'Correct per the server ({server})' if server else _local_verdicts(records, meta)}**: "
@@ -213,7 +221,7 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     lines += ["", "## Tasks", "",
               "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) | Cost (USD) |",
               "|---|---:|---|---|---|:---:|---|---:|---:|---:|"]
-    mark = {True: "✓", False: "✗", None: "–"}
+    mark = {True: "✅", False: "❌ wrong", None: "–"}
     short = short_ids([r.task_id for r in records])
     for r in records:
         lines.append(
@@ -223,6 +231,8 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
         )
     tips = recommendations(summary)
     lines += ["", "## Recommendations", ""] + ([f"- {t}" for t in tips] or ["- Nothing stands out; look at the wrong answers one by one."])
+    # The run's settings last: the score is what a reader wants first (issue 22), internals after it.
+    lines += ["", "## Run settings", ""] + [f"- **{k}**: {_cell(_setting(v), 160)}" for k, v in meta.items()]
     path = output_dir / "report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

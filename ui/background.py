@@ -105,11 +105,14 @@ class AskControl:
         return AskControl()
 
 
-def iterate_until_stopped(make: Callable[[], Iterator[T]], stop: threading.Event, poll_s: float = 0.2) -> Iterator[T]:
+def iterate_until_stopped(make: Callable[[], Iterator[T]], stop: threading.Event, poll_s: float = 0.2,
+                          ticks: bool = False) -> Iterator[Any]:
     """Iterate `make()` in a worker thread; return early once `stop` is set, without waiting for the item in flight.
 
     The worker closes the iterator at its next item after a stop (the pipeline's generator ends there),
     so an abandoned question does not go on spending. The worker's exception is re-raised here.
+    With `ticks`, `TICK` is yielded every `poll_s` without an item: a gradio handler that yields then
+    notices a cancel (Chat's Stop) within `poll_s`, and can say what it is waiting for.
     """
     items: queue.Queue[tuple[str, Any]] = queue.Queue()
 
@@ -134,6 +137,8 @@ def iterate_until_stopped(make: Callable[[], Iterator[T]], stop: threading.Event
         try:
             kind, value = items.get(timeout=poll_s)
         except queue.Empty:
+            if ticks:
+                yield TICK
             continue
         if kind == "done":
             return

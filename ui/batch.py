@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any
 
 from config import Settings
 from evaluation.records import TaskRecord
@@ -22,42 +22,19 @@ from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
 from ui.budget_fields import cost_line
+from ui.forms import LEVELS, SOURCE_LABELS, SOURCES, BatchForm, BatchRequest, FormError, Source, parse_level
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 from ui.text import shown
 
-Source = Literal["Local GAIA folder", "Hugging Face hub", "Unit 4 scoring API"]
-"""Where a batch's tasks come from (the form's radio labels, also the API's `source` values)."""
-SOURCES: tuple[Source, ...] = get_args(Source)
-LEVELS = ["All", "1", "2", "3"]
-DOWNLOADS = ("results.jsonl", "report.md", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
+DOWNLOADS = ("report.md", "results.jsonl", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
 SCORER_CHOICES = [(scorer_label(name), name) for name in SCORERS]
 """The scorer dropdowns' (label, SCORERS name) choices."""
 FOLDER_HELP = "Enter the path of a local GAIA folder (it contains 2023/<split>/metadata.parquet or metadata.jsonl)."
 
 ProgressFn = Callable[..., Any]
-
-
-@dataclass
-class BatchRequest:
-    """What the batch form asks for, validated."""
-
-    source: Source
-    split: str = "validation"
-    data_dir: str = ""
-    level: int | None = None
-    max_samples: int | None = None
-    task_ids: list[str] = field(default_factory=list)
-    concurrency: int = 1
-    question_delay: float = 0.0
-    use_rag: bool = True
-    username: str = ""
-    scorer: str = DEFAULT_SCORER
-    """The SCORERS name of a new run (a resumed run keeps its own)."""
-    max_iterations: int | None = None
-    """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
 
 
 @dataclass
@@ -75,18 +52,12 @@ class BatchView:
         return shown(self.status), self.rows, self.summary, self.chart, self.files
 
 
-def parse_level(level: Any) -> int | None:
-    """'All' / None → None; '1'…'3' → int."""
-    text = str(level or "All").strip()
-    return None if text.lower() in ("all", "", "none") else int(text)
-
-
 def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
     """The requested tasks from a local folder or the hub, level- and id-filtered, cut to max_samples."""
     from evaluation.dataset import load_split
 
     data_dir = None
-    if req.source == SOURCES[0]:
+    if req.source == "local":
         if not req.data_dir.strip():
             raise FormError(FOLDER_HELP)
         data_dir = Path(req.data_dir.strip()).expanduser()
@@ -100,7 +71,7 @@ def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
 def new_output_dir(settings: Settings, req: BatchRequest) -> Path:
     """A fresh run folder under OUTPUT_DIR, named by time and split."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = "api" if req.source == SOURCES[2] else req.split
+    name = "api" if req.source == "api" else req.split
     base = Path(settings.OUTPUT_DIR) / f"app-{stamp}-{name}"
     path, n = base, 1
     while path.exists():
@@ -166,8 +137,8 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
     if resume_folder and not Path(resume_folder).is_dir():
         yield BatchView(status=f"❌ Nothing to resume: {resume_folder} does not exist (refresh the list).")
         return
-    api = req.source == SOURCES[2] and not resume
-    if not resume and req.source == SOURCES[0] and not req.data_dir.strip():
+    api = req.source == "api" and not resume
+    if not resume and req.source == "local" and not req.data_dir.strip():
         yield BatchView(status="❌ " + FOLDER_HELP)
         return
     if api and not req.username.strip():
@@ -176,7 +147,7 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
     if not settings.llm_configured:
         yield BatchView(status="❌ " + settings.llm_missing_message())
         return
-    if not resume and req.source == SOURCES[0] and (refused := local_folder_refusal(req.data_dir, settings, session)):
+    if not resume and req.source == "local" and (refused := local_folder_refusal(req.data_dir, settings, session)):
         yield BatchView(status="❌ " + refused)
         return
     if not api and not resume:
@@ -242,9 +213,9 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     from evaluation.runner import RunConfig, run_evaluation
 
     settings = runtime.settings
-    data_dir = Path(req.data_dir.strip()).expanduser() if req.source == SOURCES[0] else None
+    data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
     if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
-        req = BatchRequest(source=SOURCES[1], split=req.split, concurrency=req.concurrency,
+        req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
                            question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
@@ -253,6 +224,7 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
                        scorer=None if resume else req.scorer)  # a resume scores as the run's run.json says
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
+    warn = "" if resume else missing_note(req, settings)
     work = iterate_in_thread(lambda report: run_evaluation(config, settings, pipeline, on_progress=report,
                                                            stop=control.stop), tick_s=1.0)
     for item in work:
@@ -265,15 +237,31 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
             line = _line_from_records(final, int(selected), result.summary.get("elapsed_s"))
             why = " (nobody was reading its progress)" if control.unwatched else ""
             line = f"⏹️ {line} — stopped{why} (press Resume to continue)" if result.stopped else "🏁 " + line
-            yield finished_view(Path(result.output_dir), final, line)
+            yield finished_view(Path(result.output_dir), final, line + warn)
             return
         if getattr(item, "last", None) is not None:
             records = merge_record(records, item.last)
         line = progress_line(item.done, item.total, item.correct, item.scored, item.errors, item.elapsed_s, item.eta_s)
         _report(progress, item, line)
         stopping = " · stopping after the running tasks…" if control.stop.is_set() else ""
-        yield BatchView(status="▶️ " + line + stopping, rows=record_rows(records))
+        yield BatchView(status="▶️ " + line + stopping + warn, rows=record_rows(records))
         _report(progress, item, line)  # again: the browser drops the bar when the yielded values arrive
+
+
+def missing_note(req: BatchRequest, settings: Settings) -> str:
+    """`  ⚠️ 2 task(s) run without their attachment (missing on disk: a.xlsx, b.mp3)`, or '' (nothing missing)."""
+    try:
+        samples = load_samples(req, settings)
+    except Exception:  # noqa: BLE001 - the run itself reports a folder it cannot read
+        return ""
+    missing = [s for s in samples if getattr(s, "attachment_missing", False)]
+    refused = [s for s in samples if getattr(s, "attachment_error", "")]
+    if not missing and not refused:
+        return ""
+    names = ", ".join(f"`{s.file_name}`" for s in (missing + refused)[:6])
+    more = f" and {len(missing) + len(refused) - 6} more" if len(missing) + len(refused) > 6 else ""
+    return (f"  \n⚠️ {len(missing) + len(refused)} task(s) run without their attachment (missing on disk or "
+            f"refused: {names}{more}).")
 
 
 def _report(progress: ProgressFn | None, item: Any, line: str) -> None:
@@ -347,40 +335,13 @@ def api_result_view(result: Any) -> BatchView:
                      chart=str(chart) if chart.is_file() else None, files=files)
 
 
-class FormError(ValueError):
-    """A batch form value that cannot be used; the message names the field."""
-
-
-def _number(value: Any, field_name: str, cast: Callable[[float], Any], minimum: float) -> Any:
-    try:
-        number = float(value if value not in (None, "") else minimum)
-    except (TypeError, ValueError):
-        raise FormError(f"{field_name} must be a number, not {value!r}.") from None
-    if number != number or number < minimum:  # NaN or too small
-        raise FormError(f"{field_name} must be at least {minimum:g}, not {value!r}.")
-    return cast(number)
-
-
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str,
                  scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
-    scorer = scorer or DEFAULT_SCORER
-    if scorer not in SCORERS:
-        raise FormError(f"Scorer must be one of {', '.join(SCORERS)}, not {scorer!r}.")
-    if source not in SOURCES:
-        raise FormError(f"Source must be one of {', '.join(SOURCES)}, not {source!r}.")
-    if split not in ("validation", "test"):
-        raise FormError(f"Split must be 'validation' or 'test', not {split!r}.")
-    level_text = str(level or "All").strip()
-    if level_text not in LEVELS:
-        raise FormError(f"Level must be one of {', '.join(LEVELS)}, not {level!r}.")
-    max_n = _number(max_samples, "Max samples", int, 0)
-    if max_n != _number(max_samples, "Max samples", float, 0):
-        raise FormError(f"Max samples must be a whole number, not {max_samples!r}.")
-    return BatchRequest(source=cast(Source, source), split=split, data_dir=(data_dir or "").strip(), level=parse_level(level_text),
-                        max_samples=max_n or None, task_ids=parse_task_ids(task_ids),
-                        concurrency=_number(concurrency, "Concurrency", int, 1),
-                        question_delay=_number(question_delay, "Delay between task starts", float, 0),
-                        use_rag=bool(use_rag), username=(username or "").strip(), scorer=scorer,
-                        max_iterations=max_iterations)
+    return BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
+                     username, scorer or DEFAULT_SCORER, max_iterations).request(parse_task_ids)
+
+
+__all__ = ["DOWNLOADS", "FOLDER_HELP", "LEVELS", "SCORER_CHOICES", "SOURCES", "SOURCE_LABELS", "BatchForm",
+           "BatchRequest", "BatchView", "FormError", "Source", "make_request", "parse_level", "run_stream"]

@@ -18,11 +18,12 @@ import gradio as gr
 
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_named
-from ui.background import iterate_until_stopped
+from ui.background import Tick, iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import public_text
 from ui.text import shown
 from ui.trace_view import clip, question_message, render_trace, verdict_message
+from ui.waiting import Ticker
 
 AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
 """(trace messages, final answer, verdict Markdown, path of the JSONL trace)."""
@@ -85,9 +86,20 @@ TRACE_TTL_S = 3600.0
 """Trace files older than this are deleted when a new one is written (gradio serves its own copy)."""
 
 
+_TRACES: list[Path] = []
+"""This process's own trace folder (made on first use): private to its OS user, unlike a fixed /tmp name."""
+
+
+def traces_folder() -> Path:
+    """The folder trace files are written to: one `mkdtemp` folder per process (mode 0700)."""
+    if not _TRACES or not _TRACES[0].is_dir():
+        _TRACES[:] = [Path(tempfile.mkdtemp(prefix="gaia-traces-"))]
+    return _TRACES[0]
+
+
 def write_trace(solution: Solution, folder: Path | None = None) -> str:
     """Write the trace JSONL for the download button; return its path. Old trace files are pruned."""
-    folder = folder or Path(tempfile.gettempdir()) / "gaia-traces"
+    folder = folder or traces_folder()
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time()
     for old in folder.glob("trace-*.jsonl"):
@@ -135,15 +147,18 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
     task_id = getattr(task, "task_id", None)
     events: list[Event] = []
     answer = ""
+    ticker = Ticker(runtime.settings.MODEL_NAME, runtime.settings.LLM_TIMEOUT, runtime.settings.TOOL_TIMEOUT)
     try:
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
                 lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
-                                        readable=readable, max_iterations=max_iterations), stop):
-            events.append(event)
+                                        readable=readable, max_iterations=max_iterations), stop, poll_s=0.5, ticks=True):
+            if not isinstance(event, Tick):
+                events.append(event)
+                ticker.event()
             if isinstance(event, AnswerExtracted):
                 answer = event.answer
-            yield head + render_trace(events), answer, "", None
+            yield head + render_trace(events) + ticker.note(events), answer, "", None
     except Exception as exc:  # noqa: BLE001 - the trace so far stays visible with the failure under it
         events.append(ErrorEvent(stage="app", message=f"{type(exc).__name__}: {exc}",
                                  elapsed_s=events[-1].elapsed_s if events else 0.0))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings
-from ui.session import Session
+from ui.session import Session, public_text
 
 
 def _summary(folder: Path) -> dict[str, Any]:
@@ -104,6 +104,7 @@ def compare(run_a: str | None, run_b: str | None, settings: Settings | None = No
         run_a, run_b = str(found_a), str(found_b)
     try:
         head = f"**A**: {run_label(Path(run_a))}  \n**B**: {run_label(Path(run_b))}\n\n"
-        return head + compare_runs(Path(run_a), Path(run_b)).to_markdown()
+        text = head + compare_runs(Path(run_a), Path(run_b)).to_markdown()
+        return public_text(text, settings) if settings is not None else text  # no server folders for a visitor
     except Exception as exc:  # noqa: BLE001 - a half-written run folder: say which
         return f"❌ Cannot compare: {type(exc).__name__}: {exc}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 LoadState = Literal["idle", "loading", "ready", "failed"]
@@ -10,7 +11,7 @@ LoadState = Literal["idle", "loading", "ready", "failed"]
 LLM_MISSING = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
 LABELS = {"llm": "LLM", "rag": "RAG", "ocr": "OCR", "tools": "Tools", "graph": "Agent graph",
           "embeddings": "Embeddings", "audio": "Audio", "vision": "Vision", "sandbox": "Sandbox"}
-_BAD_WORDS = ("missing", "not configured", "unavailable", "failed", "error", "disabled", "off")
+_BAD_WORDS = ("missing", "empty", "not configured", "unavailable", "failed", "error", "disabled", "off")
 _FATAL_WORDS = ("unreachable", "not served by")
 """An endpoint that cannot answer (or lacks the model): shown in red, requests fail at once."""
 
@@ -26,38 +27,88 @@ def _mark(text: str) -> str:
     return "⚠️" if any(word in lowered for word in _BAD_WORDS) else "✅"
 
 
+@dataclass(frozen=True)
+class StatusLine:
+    """The header's state: `summary` fits one line (the collapsed header); `entries` are the details."""
+
+    summary: str
+    entries: tuple[str, ...] = ()
+
+    def markdown(self) -> str:
+        """Summary, then the entries on one line (the `/status` API's text)."""
+        return self.summary + "  \n" + " · ".join(self.entries)
+
+    def details(self) -> str:
+        """The expanded header: one entry per line."""
+        return "\n".join(f"- {entry}" for entry in self.entries)
+
+
+GLANCE = ("llm", "rag")
+"""Parts the collapsed header always names (can it answer? does the knowledge base hold anything?)."""
+PENDING = ("llm", "tools", "graph", "rag")
+"""What the preload makes ready, in its order: shown as loading until it reports them."""
+
+
+def _head(state: LoadState, llm_configured: bool, error: str | None, elapsed_s: float | None, preload: bool) -> str:
+    if state == "idle":
+        return ("⏳ **Starting** the agent load…" if preload
+                else "💤 The agent loads with the first request (APP_PRELOAD=false).")
+    if state == "loading":
+        took = f" ({elapsed_s:.0f}s)" if elapsed_s is not None else ""
+        return f"⏳ **Loading**{took}… requests wait for it."
+    if state == "failed":
+        return f"❌ **Agent failed to load:** {error or 'unknown error'}"
+    took = f" in {elapsed_s:.1f}s" if elapsed_s is not None else ""
+    return (f"🟢 **Ready**{took}" if llm_configured else
+            f"🟡 **Loaded without a model**{took}: previews and RAG lookups work; questions need a model.")
+
+
 def preload_status(state: LoadState, components: Mapping[str, str] | None = None, *, llm_configured: bool,
                    model_name: str = "", error: str | None = None, elapsed_s: float | None = None,
-                   preload: bool = True) -> str:
-    """The header's Markdown: one entry per component; the LLM entry says how to fix a missing endpoint.
+                   preload: bool = True) -> StatusLine:
+    """The header: one entry per component (loading ones marked ⏳); the LLM entry says how to fix a missing endpoint.
 
     `preload` (APP_PRELOAD): while idle, the load is about to start (True) or waits for the first request.
-    Without a model the state is never a green Ready: questions cannot be answered.
+    Without a model the state is never a green Ready: questions cannot be answered. The summary line
+    carries the head and every problem (red or warning) in short, so the collapsed header still tells.
     """
-    parts: list[str] = []
     comps = dict(components or {})
     if not llm_configured:
         comps["llm"] = LLM_MISSING
     elif "llm" not in comps:
         comps["llm"] = f"{model_name} (configured)" if model_name else "configured"
+    if state == "loading":
+        comps = {**{k: "⏳ loading…" for k in PENDING if k not in comps}, **comps}
+    entries, problems = [], []
     for key in ["llm", *[k for k in comps if k != "llm"]]:
         value = " ".join(str(comps[key]).split())
-        mark = _mark(value)
+        mark = "⏳" if value.startswith("⏳") else _mark(value)
+        value = value.removeprefix("⏳ ")
         shown = f'<span style="color:#dc2626">{value}</span>' if mark == "❌" else value
-        parts.append(f"{mark} **{_label(key)}**: {shown}")
-    if state == "idle":
-        head = ("⏳ **Starting** the agent load…" if preload
-                else "💤 The agent loads with the first request (APP_PRELOAD=false).")
-    elif state == "loading":
-        took = f" ({elapsed_s:.0f}s)" if elapsed_s is not None else ""
-        head = f"⏳ **Loading** agent graph, LLM client, embedding model and tool checks{took}… requests wait for it."
-    elif state == "failed":
-        head = f"❌ **Agent failed to load:** {error or 'unknown error'}"
-    else:
-        took = f" in {elapsed_s:.1f}s" if elapsed_s is not None else ""
-        head = (f"🟢 **Ready**{took}" if llm_configured else
-                f"🟡 **Loaded without a model**{took}: previews and RAG lookups work; questions need a model.")
-    return head + "  \n" + " · ".join(parts)
+        entries.append(f"{mark} **{_label(key)}**: {shown}")
+        if key in GLANCE or mark in ("❌", "⚠️") and key == "rag_error":
+            # At a glance: the model and the knowledge base always, a red verdict whole, others cut short.
+            brief = shown if mark == "❌" else value if len(value) <= 60 else value[:59] + "…"
+            problems.append(f"{mark} {_label(key)}: {brief}")
+    head = _head(state, llm_configured, error, elapsed_s, preload)
+    return StatusLine(" · ".join([head, *problems]), tuple(entries))
+
+
+def rag_status(kb: Any, settings: Any) -> str:
+    """The knowledge base's state now (its size on disk), without a server path or a CLI hint on a Space."""
+    if not settings.RAG_ENABLED:
+        return "off (RAG_ENABLED=false)"
+    store = getattr(kb, "store", None)
+    if store is None:
+        return "empty" if type(kb).__name__ == "EmptyKnowledgeBase" else type(kb).__name__
+    count = len(store)
+    if count:
+        return f"{count:,} entries ({store.model})"
+    if settings.SPACE_ID:
+        return ("empty: this Space has no index (data/ is not in the repository); "
+                "see the README's Space section to ship one")
+    return (f"empty — build one with `python -m rag build --gaia-dir DIR --split validation` "
+            f"(index folder {store.directory})")
 
 
 def format_duration(seconds: float | None) -> str:

@@ -29,8 +29,8 @@ def short(text: str | None, limit: int = 80) -> str:
 
 
 def correct_mark(correct: bool | None) -> str:
-    """✅ / ❌, or '?' when there is nothing to score against."""
-    return "?" if correct is None else ("✅" if correct else "❌")
+    """`✅` / `❌ WRONG` (a word beside the cross: without a colour-emoji font ❌ is a thin "x"), or '?' unscored."""
+    return "?" if correct is None else ("✅" if correct else "❌ WRONG")
 
 
 def record_row(record: TaskRecord) -> list[Any]:

@@ -98,3 +98,18 @@ def test_run_lists_name_the_folder_with_accuracy_level_and_date(tmp_path):
 
 def test_the_submission_guide_is_among_the_downloads():
     assert "SUBMISSION_GUIDE.md" in DOWNLOADS
+
+
+def test_a_batch_names_the_attachments_it_runs_without(tmp_path):
+    from config import load_settings
+    from tests.support.gaia_fixture import make_gaia_folder
+    from ui.batch import missing_note
+
+    root = make_gaia_folder(tmp_path / "gaia")
+    settings = load_settings()
+    req = make_request(**_form(data_dir=str(root)))
+    assert missing_note(req, settings) == ""
+    gone = next(p for p in (root / "2023" / "validation").iterdir() if p.suffix == ".xlsx")
+    gone.unlink()
+    note = missing_note(req, settings)
+    assert "1 task(s) run without their attachment" in note and gone.name in note

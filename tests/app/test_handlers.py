@@ -166,7 +166,7 @@ def test_evaluate_against_the_scoring_api_shows_each_submission(client, scoring_
         "Unit 4 scoring API", "validation", "", "All", 0, "", 1, 0, False, "tester", api_name="/evaluate")
     assert status.startswith("🏁 Submitted") and "3 answered" in status and "2 known correct" in status
     rows = {row[0]: row for row in table["data"]}
-    assert rows["api-arit"][4] == "✅" and rows["api-unkn"][4] == "❌"
+    assert rows["api-arit"][4] == "✅" and rows["api-unkn"][4] == "❌ WRONG"
     assert "Score:" in summary and "| api-arit |" in summary
     assert scoring_api.submissions and scoring_api.submissions[-1]["username"] == "tester"
     assert len(scoring_api.submissions[-1]["answers"]) == 3

@@ -13,6 +13,8 @@ def test_record_row():
     rec = TaskRecord(task_id="0123456789abcdef", question="q", level=2, expected="60", predicted="60",
                      correct=True, source="agent", steps=3, latency_s=12.345)
     assert record_row(rec) == ["01234567", 2, "60", "60", "✅", "agent", 3, 12.3]
+    rec.correct = False
+    assert record_row(rec)[4] == "❌ WRONG"  # a word: without a colour-emoji font the cross alone is a thin "x"
 
 
 def test_record_row_unscored_and_error():
@@ -56,31 +58,31 @@ def test_parse_task_ids_and_short():
 
 def test_preload_status_without_llm_says_how_to_fix():
     text = preload_status("ready", {"tools": "7 active", "ocr": "tesseract missing"}, llm_configured=False,
-                          elapsed_s=1.0)
+                          elapsed_s=1.0).markdown()
     assert f"**LLM**: {LLM_MISSING}" in text and "OPENAI_API_KEY" in text
     assert "⚠️ **OCR**: tesseract missing" in text and "✅ **Tools**: 7 active" in text
     assert text.startswith("🟡 **Loaded without a model** in 1.0s") and "🟢" not in text  # never green without a model
-    assert preload_status("ready", {}, llm_configured=True, elapsed_s=1.0).startswith("🟢 **Ready** in 1.0s")
+    assert preload_status("ready", {}, llm_configured=True, elapsed_s=1.0).markdown().startswith("🟢 **Ready** in 1.0s")
 
 
 def test_preload_status_shows_an_unreachable_endpoint_in_red():
     dead = "unreachable (http://127.0.0.1:9/v1: connection refused)"
-    text = preload_status("ready", {"llm": dead, "tools": "7 active"}, llm_configured=True)
+    text = preload_status("ready", {"llm": dead, "tools": "7 active"}, llm_configured=True).markdown()
     assert f'❌ **LLM**: <span style="color:#dc2626">{dead}</span>' in text and "✅ **LLM**" not in text
-    wrong = preload_status("ready", {"llm": "model qwen3 not served by http://h:1/v1 (it lists: a)"}, llm_configured=True)
+    wrong = preload_status("ready", {"llm": "model qwen3 not served by http://h:1/v1 (it lists: a)"}, llm_configured=True).markdown()
     assert "❌ **LLM**" in wrong
-    assert "✅ **LLM**: ready (smollm2)" in preload_status("ready", {"llm": "ready (smollm2)"}, llm_configured=True)
+    assert "✅ **LLM**: ready (smollm2)" in preload_status("ready", {"llm": "ready (smollm2)"}, llm_configured=True).markdown()
 
 
 def test_preload_status_idle_loading_and_failed():
-    assert preload_status("idle", {}, llm_configured=True, preload=False).startswith(
+    assert preload_status("idle", {}, llm_configured=True, preload=False).markdown().startswith(
         "💤 The agent loads with the first request")
     # With APP_PRELOAD on, the moment before the thread starts must not claim the load waits for a request.
-    starting = preload_status("idle", {}, llm_configured=True, preload=True)
+    starting = preload_status("idle", {}, llm_configured=True, preload=True).markdown()
     assert starting.startswith("⏳ **Starting**") and "APP_PRELOAD=false" not in starting
-    assert preload_status("loading", {}, llm_configured=True, model_name="gpt").startswith("⏳ **Loading**")
-    assert "gpt (configured)" in preload_status("loading", {}, llm_configured=True, model_name="gpt")
-    failed = preload_status("failed", {}, llm_configured=True, error="ImportError: x")
+    assert preload_status("loading", {}, llm_configured=True, model_name="gpt").markdown().startswith("⏳ **Loading**")
+    assert "gpt (configured)" in preload_status("loading", {}, llm_configured=True, model_name="gpt").markdown()
+    failed = preload_status("failed", {}, llm_configured=True, error="ImportError: x").markdown()
     assert failed.startswith("❌ **Agent failed to load:** ImportError: x")
 
 
@@ -118,3 +120,13 @@ def test_batch_form_validation():
                         (("Local GAIA folder", "validation", "", "All", 0, "", 1, -1, True, ""), "Delay")):
         with pytest.raises(FormError, match=field):
             make_request(*args)
+
+
+def test_the_summary_line_carries_the_problems_and_loading_parts_show_as_they_come():
+    dead = "unreachable (http://127.0.0.1:9/v1: connection refused)"
+    line = preload_status("ready", {"llm": dead, "rag": "empty", "tools": "7 active"}, llm_configured=True)
+    assert line.summary.startswith("🟢 **Ready**") and "connection refused" in line.summary and "7 active" not in line.summary
+    assert "⚠️ RAG: empty" in line.summary
+    loading = preload_status("loading", {"llm": "ready (m)"}, llm_configured=True)
+    assert "✅ **LLM**: ready (m)" in loading.entries and "⏳ **RAG**: loading…" in loading.entries
+    assert loading.details().count("\n- ") == len(loading.entries) - 1

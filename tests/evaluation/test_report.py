@@ -129,3 +129,13 @@ def test_report_task_ids_are_unique_prefixes_not_cut_to_eight(tmp_path):
     records = [TaskRecord(task_id=t, question="q", predicted="1") for t in ids]
     text = write_report(records, summarize(records, elapsed_s=1.0), tmp_path).read_text()
     assert "| c61d22de-5 |" in text and "| c61d22de-a |" in text and "| 17b5a6a3 |" in text
+
+
+def test_the_report_opens_with_the_score_and_keeps_settings_readable_at_the_end(records, tmp_path):
+    meta = {"model": "gpt-test", "run_config": {"split": "validation", "concurrency": 2}, "task_ids": ["a", "b"]}
+    text = write_report(records, summarize(records, elapsed_s=3.2, meta=meta), tmp_path / "run").read_text()
+    first = text.split("## Overview", 1)[1].strip().splitlines()[0]
+    assert first.startswith("- **Exact match") and "57.1%" in first
+    settings = text.split("## Run settings", 1)[1]
+    assert "split=validation, concurrency=2" in settings and "{" not in settings and "a, b" in settings
+    assert "❌ wrong" in text.split("## Tasks", 1)[1]

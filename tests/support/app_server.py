@@ -19,7 +19,7 @@ from config import Settings
 from tests.support.loopback import ProcessLoopbackServer, free_port, wait_http_200
 from tests.support.settings import ENDPOINT_SETTINGS
 
-__all__ = ["ROOT", "AppServer", "base_env", "free_port", "wait_http_200"]
+__all__ = ["ROOT", "AppServer", "as_user", "base_env", "free_port", "wait_http_200"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,17 +37,22 @@ def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def as_user(uid: int | None) -> list[str]:
+    """The command prefix that runs a program as `uid` (and its group), without root's groups or capabilities."""
+    return [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
 class AppServer(ProcessLoopbackServer):
     """`python app.py` on 127.0.0.1:<free port> with the given environment."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, timeout: float = 60.0,
-                 args: tuple[str, ...] = ()) -> None:
+                 args: tuple[str, ...] = (), root: Path = ROOT, user: int | None = None) -> None:
         super().__init__(timeout=timeout)
         self.url = f"http://127.0.0.1:{self.port}/"
         self.args = args
-        self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port),
-                             **(env or {})})
-        """The child's whole environment (tests read its OUTPUT_DIR)."""
+        self.root, self.user = root, user
+        """The app folder to run (`root/app.py`, cwd) and the uid to run it as (None: this process's)."""
+        self.env = base_env({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port), **(env or {})})
 
     @property
     def ready_url(self) -> str:
@@ -55,13 +60,13 @@ class AppServer(ProcessLoopbackServer):
         return self.url
 
     def command(self) -> Sequence[str]:
-        """`python app.py ARGS`."""
-        return [sys.executable, str(ROOT / "app.py"), *self.args]
+        """`python app.py ARGS` in the app folder, as `user` when one is set."""
+        return [*as_user(self.user), sys.executable, str(self.root / "app.py"), *self.args]
 
     def environment(self) -> Mapping[str, str]:
         """The clean, offline environment plus the test's settings."""
         return self.env
 
     def cwd(self) -> Path:
-        """The repository, so `app.py` finds its modules."""
-        return ROOT
+        """The app folder (the repository by default), so `app.py` finds its modules."""
+        return self.root
