@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from config import load_settings
 from tests.support import bombs
@@ -13,8 +16,24 @@ from ui.budgeted import run_job, worker_settings
 from ui.visitor import load_local_tasks
 
 
-def _folders() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("gaia-visitor-*"))
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> set[Path]:
+    """The job folders this test process makes (other xdist workers make theirs in the same temp folder)."""
+    folders: set[Path] = set()
+    real = tempfile.mkdtemp
+
+    def recording(*args: Any, **kwargs: Any) -> str:
+        path = real(*args, **kwargs)
+        if Path(path).name.startswith("gaia-visitor-"):
+            folders.add(Path(path))
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recording)
+    return folders
+
+
+def _left(made: set[Path]) -> set[Path]:
+    return {p for p in made if p.exists()}
 
 
 def test_the_worker_gets_no_secret(tmp_path):
@@ -25,13 +44,12 @@ def test_the_worker_gets_no_secret(tmp_path):
     assert values["WORKSPACE_DIR"] == str(tmp_path / "work")
 
 
-def test_a_preview_runs_in_the_worker_and_its_folder_is_gone(tmp_path):
+def test_a_preview_runs_in_the_worker_and_its_folder_is_gone(tmp_path, made):
     note = tmp_path / "note.txt"
     note.write_text("budgeted hello")
-    before = _folders()
     job = run_job(load_settings(OPENAI_API_KEY="sk-budget-secret-1"), "preview", {"tool": "read_file", "path": str(note)})
     assert job.ok and job.value["ok"] and "budgeted hello" in job.value["output"], job
-    assert _folders() <= before
+    assert made and not _left(made)
 
 
 def test_a_bomb_is_refused_in_the_worker(tmp_path):
@@ -39,14 +57,13 @@ def test_a_bomb_is_refused_in_the_worker(tmp_path):
     assert not job.ok and "VISITOR_MAX_PIXELS" in job.refusal
 
 
-def test_the_wall_clock_limit_stops_a_job(tmp_path):
+def test_the_wall_clock_limit_stops_a_job(tmp_path, made):
     """Half a second is less than the worker needs to start: the job is killed and says which limit stopped it."""
     note = tmp_path / "note.txt"
     note.write_text("x")
-    before = _folders()
     job = run_job(load_settings(VISITOR_JOB_SECONDS=0.5), "preview", {"tool": "read_file", "path": str(note)})
     assert not job.ok and "VISITOR_JOB_SECONDS" in job.refusal, job
-    assert _folders() <= before
+    assert made and not _left(made)
 
 
 def test_local_tasks_come_back_as_samples(tmp_path):

@@ -14,7 +14,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -85,7 +84,9 @@ def app(model, gaia_dir, files, tmp_path_factory):
            "GAIA_LOCAL_ROOTS": f"{files['split'].parent},{gaia_dir}", "SEARCH_PROVIDERS": "wikipedia",
            "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php", "APP_PRELOAD": "true", "VISITOR_JOB_SECONDS": "60",
            "APP_QUEUE_MAX_SIZE": "64", "VISITOR_MAX_QUEUED": "4", "VISITOR_MAX_QUEUED_PER_ADDRESS": "1000",
-           "VISITOR_MAX_UPLOAD_MB": "40"}
+           "VISITOR_MAX_UPLOAD_MB": "40",
+           # A temp folder of its own: other xdist workers' apps make job folders in the shared one.
+           "TMPDIR": str(tmp_path_factory.mktemp("app-tmp"))}
     with AppServer(env, timeout=120) as server:
         yield server
 
@@ -96,8 +97,9 @@ def _peak_kb(app: AppServer) -> int:
     return int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
 
 
-def _job_folders() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("gaia-visitor-*"))
+def _job_folders(app: AppServer) -> set[Path]:
+    """The job folders of `app` (in its own temp folder)."""
+    return set(Path(app.env["TMPDIR"]).glob("gaia-visitor-*"))
 
 
 @pytest.mark.parametrize(("name", "limit"), [("pdf", "VISITOR_MAX_PIXELS"), ("flac", "VISITOR_MAX_MEDIA_MINUTES"),
@@ -105,11 +107,11 @@ def _job_folders() -> set[Path]:
 def test_each_bomb_is_refused_by_preview_within_the_caps(app, files, model, name, limit):
     client = Client(app.url, verbose=False)
     client.predict(handle_file(str(files["warm"])), api_name="/preview")  # the app's own imports are done by now
-    before, folders, requests = _peak_kb(app), _job_folders(), len(model.requests)
+    before, folders, requests = _peak_kb(app), _job_folders(app), len(model.requests)
     text = client.predict(handle_file(str(files[name])), api_name="/preview")
     assert "is not previewed" in text and limit in text, text
     assert _peak_kb(app) - before < GROWTH_KB
-    assert _job_folders() <= folders and len(model.requests) == requests
+    assert _job_folders(app) <= folders and len(model.requests) == requests
 
 
 def test_a_split_of_millions_of_rows_is_refused_by_load_tasks(app, files, model):
