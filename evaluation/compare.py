@@ -78,14 +78,16 @@ class Comparison:
         pts = lambda v: "n/a" if v is None else f"{100 * v:+.1f} pts"  # noqa: E731
         lines = ["# Run comparison", "", f"- A: `{self.run_a}`", f"- B: `{self.run_b}`",
                  f"- fixed {len(self.fixed)}, regressed {len(self.regressed)}, unchanged {len(self.unchanged)} "
-                 f"({self.unchanged_correct} correct in both); only in A {len(self.only_in_a)}, only in B {len(self.only_in_b)}",
+                 f"({self.unchanged_correct} correct in both); only in A {len(self.only_in_a)}, "
+                 f"only in B {len(self.only_in_b)}",
                  f"- cost: A ${self.a_cost_usd:.4f} ({self.a_tokens:,} tokens), "
                  f"B ${self.b_cost_usd:.4f} ({self.b_tokens:,} tokens)",
                  "", "| Level | A | B | Delta |", "|---|---:|---:|---:|"]
         for name, d in self.levels.items():
             lines.append(f"| {name} | {pct(d.a_accuracy)} ({d.a_correct}/{d.a_scored}) "
                          f"| {pct(d.b_accuracy)} ({d.b_correct}/{d.b_scored}) | {pts(d.delta)} |")
-        for title, ids in (("Fixed (wrong in A, correct in B)", self.fixed), ("Regressed (correct in A, wrong in B)", self.regressed)):
+        for title, ids in (("Fixed (wrong in A, correct in B)", self.fixed),
+                           ("Regressed (correct in A, wrong in B)", self.regressed)):
             lines += ["", f"## {title}", ""] + ([f"- {t}" for t in ids] or ["- none"])
         if self.skipped_lines:
             lines += ["", f"Note: {self.skipped_lines} malformed line(s) in details.jsonl were skipped."]

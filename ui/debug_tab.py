@@ -28,12 +28,12 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         samples = gr.State([])         # the loaded split of this session
         with gr.Row():
             with gr.Column(scale=3):
-                question = gr.Textbox(label=f"Question (up to {settings.MAX_QUESTION_CHARS:,} characters)", lines=3, placeholder="Ask a GAIA-style question…",
-                                      elem_id="question")
+                question = gr.Textbox(label=f"Question (up to {settings.MAX_QUESTION_CHARS:,} characters)", lines=3,
+                                      placeholder="Ask a GAIA-style question…", elem_id="question")
                 with gr.Row():
                     with gr.Column():
-                        upload = gr.File(label=f"Attachment (optional, up to {settings.MAX_UPLOAD_MB:g} MB)", type="filepath", height=110,
-                                         elem_id="upload")
+                        upload = gr.File(label=f"Attachment (optional, up to {settings.MAX_UPLOAD_MB:g} MB)",
+                                         type="filepath", height=110, elem_id="upload")
                         attached = gr.Markdown(attachment_line(None, None), elem_id="attached")
                     with gr.Column():
                         use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
@@ -80,7 +80,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         stop = control_state.begin() if control_state is not None else None
         try:
             yield from ask_stream(runtime, question, file, picked_task, use_rag, stop=stop, readable=visitor.readable,
-                                  scorer=scorer_name or DEFAULT_SCORER, max_iterations=run_iterations(iterations, settings))
+                                  scorer=scorer_name or DEFAULT_SCORER,
+                                  max_iterations=run_iterations(iterations, settings))
         finally:
             if stop is not None:
                 stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
