@@ -29,13 +29,15 @@ def test_a_preview_runs_in_the_worker_and_its_folder_is_gone(tmp_path):
     note = tmp_path / "note.txt"
     note.write_text("budgeted hello")
     before = _folders()
-    job = run_job(load_settings(OPENAI_API_KEY="sk-budget-secret-1"), "preview", {"tool": "read_file", "path": str(note)})
+    job = run_job(load_settings(OPENAI_API_KEY="sk-budget-secret-1"), "preview",
+                  {"tool": "read_file", "path": str(note)})
     assert job.ok and job.value["ok"] and "budgeted hello" in job.value["output"], job
     assert _folders() <= before
 
 
 def test_a_bomb_is_refused_in_the_worker(tmp_path):
-    job = run_job(load_settings(), "preview", {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))})
+    job = run_job(load_settings(), "preview",
+                  {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))})
     assert not job.ok and "VISITOR_MAX_PIXELS" in job.refusal
 
 

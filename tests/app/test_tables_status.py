@@ -43,7 +43,8 @@ class FakeSample:
 
 def test_sample_rows_and_choices():
     samples = [FakeSample("abcdef1234", "What   is\n2+2?", 1, "4"), FakeSample("zz", "Sum the sheet", 2, "?", "a.xlsx")]
-    assert sample_rows(samples) == [["abcdef1234", 1, "What is 2+2?", "", "4"], ["zz", 2, "Sum the sheet", "a.xlsx", "?"]]
+    assert sample_rows(samples) == [["abcdef1234", 1, "What is 2+2?", "", "4"],
+                                    ["zz", 2, "Sum the sheet", "a.xlsx", "?"]]
     labels = task_choices(samples)
     assert labels[0] == ("L1 · What is 2+2? · abcdef12", "abcdef1234") and "📎" in labels[1][0]
 
@@ -67,7 +68,8 @@ def test_preload_status_shows_an_unreachable_endpoint_in_red():
     dead = "unreachable (http://127.0.0.1:9/v1: connection refused)"
     text = preload_status("ready", {"llm": dead, "tools": "7 active"}, llm_configured=True)
     assert f'❌ **LLM**: <span style="color:#dc2626">{dead}</span>' in text and "✅ **LLM**" not in text
-    wrong = preload_status("ready", {"llm": "model qwen3 not served by http://h:1/v1 (it lists: a)"}, llm_configured=True)
+    wrong = preload_status("ready", {"llm": "model qwen3 not served by http://h:1/v1 (it lists: a)"},
+                           llm_configured=True)
     assert "❌ **LLM**" in wrong
     assert "✅ **LLM**: ready (smollm2)" in preload_status("ready", {"llm": "ready (smollm2)"}, llm_configured=True)
 
@@ -93,11 +95,13 @@ def test_progress_line_and_durations():
 
 def test_run_summary_line():
     summary = {"exact_match_rate": 0.5, "correct": 2, "scored": 4, "unscored": 1, "format_only_misses": 1,
-               "lenient_match_rate": 0.75, "level_metrics": {"1": {"scored": 3, "correct": 2}, "2": {"scored": 1, "correct": 0},
-                                                              "3": {"scored": 0, "correct": 0}},
+               "lenient_match_rate": 0.75,
+               "level_metrics": {"1": {"scored": 3, "correct": 2}, "2": {"scored": 1, "correct": 0},
+                                 "3": {"scored": 0, "correct": 0}},
                "errors": 1, "tokens": {"total": 12345, "per_task": 2469}, "elapsed_s": 75}
     assert run_summary(summary) == ("**Exact match 50.0%** (2/4 scored, 1 unscored) · with format-only misses 75.0% · "
-                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · 1m 15s elapsed")
+                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · "
+                                    "1m 15s elapsed")
     assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
 
 
