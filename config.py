@@ -37,17 +37,42 @@ class Settings(BaseSettings):
     )
 
     # --- harness limits -------------------------------------------------------------------
-    MAX_ITERATIONS: int = Field(10, ge=1, description="Assistant turns before the loop is cut and a best-effort answer is forced.")
+    MAX_ITERATIONS: int = Field(
+        10, ge=1,
+        description="Assistant turns before the loop is cut and a best-effort answer is forced.",
+    )
     LLM_TIMEOUT: float = Field(120, gt=0, description="Seconds one model request may take.")
-    TOOL_TIMEOUT: float = Field(30, gt=0, description="Seconds one tool call may take (wall time; also the sandbox's CPU limit).")
-    MAX_FILE_SIZE: int = Field(10000, ge=100, description="Characters of one tool reply: longer texts come in pages of this size, each naming the call that reads the next.")
-    RATE_LIMIT_RETRY_MAX: int = Field(5, ge=0, description="Retries of one model request on 429 / 5xx / connection errors.")
-    RATE_LIMIT_RETRY_BASE_DELAY: float = Field(10, ge=0, description="First backoff delay in seconds (doubles each retry) when no Retry-After is sent.")
-    BATCH_QUESTION_DELAY: float = Field(5, ge=0, description="Minimum seconds between task starts when a batch runs with concurrency 1.")
+    TOOL_TIMEOUT: float = Field(
+        30, gt=0,
+        description="Seconds one tool call may take (wall time; also the sandbox's CPU limit).",
+    )
+    MAX_FILE_SIZE: int = Field(
+        10000, ge=100,
+        description="Characters of one tool reply: longer texts come in pages of this size, each naming the call that "
+                    "reads the next.",
+    )
+    RATE_LIMIT_RETRY_MAX: int = Field(
+        5, ge=0,
+        description="Retries of one model request on 429 / 5xx / connection errors.",
+    )
+    RATE_LIMIT_RETRY_BASE_DELAY: float = Field(
+        10, ge=0,
+        description="First backoff delay in seconds (doubles each retry) when no Retry-After is sent.",
+    )
+    BATCH_QUESTION_DELAY: float = Field(
+        5, ge=0,
+        description="Minimum seconds between task starts when a batch runs with concurrency 1.",
+    )
 
     # --- model provider (any OpenAI-compatible endpoint) -----------------------------------
-    OPENAI_API_KEY: SecretStr | None = Field(None, description="API key of the endpoint (not needed for a local vLLM/Ollama).")
-    OPENAI_BASE_URL: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1.")
+    OPENAI_API_KEY: SecretStr | None = Field(
+        None,
+        description="API key of the endpoint (not needed for a local vLLM/Ollama).",
+    )
+    OPENAI_BASE_URL: str | None = Field(
+        None,
+        description="Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1.",
+    )
     MODEL_NAME: str = Field("gpt-4o-mini", description="Chat model used by the agent loop.")
     VISION_MODEL_NAME: str = Field("", description="Model for analyze_image and video keyframes (on the vision "
                                    "endpoint); empty = MODEL_NAME, `none` = vision off (images fall back to OCR).")
@@ -57,10 +82,24 @@ class Settings(BaseSettings):
     VISION_API_KEY: SecretStr | None = Field(None, description="API key of the vision endpoint; "
                                              "empty = OPENAI_API_KEY.")
     LLM_TEMPERATURE: float = Field(0.0, ge=0, le=2, description="Sampling temperature of the agent model.")
-    LLM_REQUESTS_PER_MINUTE: float = Field(0, ge=0, description="Known request rate limit of the endpoint (0 = unknown; the limiter adapts to 429s).")
-    LLM_TOKENS_PER_MINUTE: float = Field(0, ge=0, description="Known token rate limit of the endpoint (0 = unknown; learnt from x-ratelimit-* headers and 429 bodies).")
-    LLM_TOOL_CHOICE: str = Field("auto", description="`tool_choice` sent whenever tools are bound (auto, required, none); some servers drop tools without it.")
-    LLM_MAX_TOKENS: int = Field(8192, ge=16, description="Completion limit sent with every request (max_tokens); generous for reasoning models.")
+    LLM_REQUESTS_PER_MINUTE: float = Field(
+        0, ge=0,
+        description="Known request rate limit of the endpoint (0 = unknown; the limiter adapts to 429s).",
+    )
+    LLM_TOKENS_PER_MINUTE: float = Field(
+        0, ge=0,
+        description="Known token rate limit of the endpoint (0 = unknown; learnt from x-ratelimit-* headers and 429 "
+                    "bodies).",
+    )
+    LLM_TOOL_CHOICE: str = Field(
+        "auto",
+        description="`tool_choice` sent whenever tools are bound (auto, required, none); some servers drop tools "
+                    "without it.",
+    )
+    LLM_MAX_TOKENS: int = Field(
+        8192, ge=16,
+        description="Completion limit sent with every request (max_tokens); generous for reasoning models.",
+    )
 
     # --- budgets: the model's window, tokens and cost per task and per run ------------------------
     LLM_CONTEXT_TOKENS: int = Field(
@@ -94,52 +133,152 @@ class Settings(BaseSettings):
     )
 
     # --- tools ------------------------------------------------------------------------------
-    SEARCH_PROVIDERS: str = Field("duckduckgo,tavily,searxng,wikipedia", description="web_search providers in failover order.")
+    SEARCH_PROVIDERS: str = Field(
+        "duckduckgo,tavily,searxng,wikipedia",
+        description="web_search providers in failover order.",
+    )
     SEARCH_MAX_RESULTS: int = Field(5, ge=1, le=20, description="Results per web_search call.")
     TAVILY_API_KEY: SecretStr | None = Field(None, description="Key for the Tavily search provider.")
     SEARXNG_URL: str | None = Field(None, description="Base URL of a SearXNG instance (JSON API).")
-    WIKIPEDIA_API_URL: str = Field("https://en.wikipedia.org/w/api.php", description="MediaWiki API used by the wikipedia search provider, wikipedia_page and wikipedia_revisions.")
+    WIKIPEDIA_API_URL: str = Field(
+        "https://en.wikipedia.org/w/api.php",
+        description="MediaWiki API used by the wikipedia search provider, wikipedia_page and wikipedia_revisions.",
+    )
     BLOCKED_DOMAINS: str = Field(
         "huggingface.co/datasets/gaia-benchmark,huggingface.co/spaces/gaia-benchmark,hf.co/datasets/gaia-benchmark",
         description="Comma-separated URL prefixes never returned by search or fetched (they mirror GAIA answers).",
     )
     HTTP_USER_AGENT: str = Field(
         "gaia-agent-harness/0.1.0 (+https://github.com/gaia-agent-harness/gaia-agent-harness) python-httpx",
-        description="User-Agent of every outbound HTTP request the tools make: `<client>/<version> (<contact>) <library>`, "
-                    "as the Wikimedia, OpenAlex, Nominatim and Crossref policies ask. Put your own contact (URL or email) in it.",
+        description="User-Agent of every outbound HTTP request the tools make: "
+                    "`<client>/<version> (<contact>) <library>`, as the Wikimedia, OpenAlex, Nominatim and Crossref "
+                    "policies ask. Put your own contact (URL or email) in it.",
     )
-    FETCH_ALLOWED_HOSTS: str = Field("", description="Comma-separated host:port pairs that fetching tools may reach although they are loopback/private (tests, intranets).")
-    WAYBACK_API_URL: str = Field("https://archive.org/wayback/available", description="Wayback Machine availability API used by the wayback tool.")
+    FETCH_ALLOWED_HOSTS: str = Field(
+        "",
+        description="Comma-separated host:port pairs that fetching tools may reach although they are loopback/private "
+                    "(tests, intranets).",
+    )
+    WAYBACK_API_URL: str = Field(
+        "https://archive.org/wayback/available",
+        description="Wayback Machine availability API used by the wayback tool.",
+    )
     ARXIV_API_URL: str = Field("https://export.arxiv.org/api/query", description="arXiv API used by arxiv_search.")
     # scholarly databases, maps and downloads (issue 20)
-    OPENALEX_API_URL: str = Field("https://api.openalex.org", description="OpenAlex API used by scholarly_search and paper_lookup (titles, abstracts, open-access copies).")
-    CROSSREF_API_URL: str = Field("https://api.crossref.org", description="Crossref REST API used by paper_lookup for a DOI's metadata.")
-    UNPAYWALL_API_URL: str = Field("https://api.unpaywall.org", description="Unpaywall API used by paper_lookup for a DOI's open-access copy (needs UNPAYWALL_EMAIL).")
-    UNPAYWALL_EMAIL: str = Field("", description="Your email, sent to Unpaywall (required there) and to OpenAlex/Crossref as `mailto` (their polite pool); empty = Unpaywall skipped, OpenAlex's best_oa_location used.")
-    CONTACT_EMAIL: str = Field("", description="A contact email sent as `mailto` to OpenAlex and Crossref (their polite pool) when UNPAYWALL_EMAIL is empty.")
+    OPENALEX_API_URL: str = Field(
+        "https://api.openalex.org",
+        description="OpenAlex API used by scholarly_search and paper_lookup (titles, abstracts, open-access copies).",
+    )
+    CROSSREF_API_URL: str = Field(
+        "https://api.crossref.org",
+        description="Crossref REST API used by paper_lookup for a DOI's metadata.",
+    )
+    UNPAYWALL_API_URL: str = Field(
+        "https://api.unpaywall.org",
+        description="Unpaywall API used by paper_lookup for a DOI's open-access copy (needs UNPAYWALL_EMAIL).",
+    )
+    UNPAYWALL_EMAIL: str = Field(
+        "",
+        description="Your email, sent to Unpaywall (required there) and to OpenAlex/Crossref as `mailto` (their polite "
+                    "pool); empty = Unpaywall skipped, OpenAlex's best_oa_location used.",
+    )
+    CONTACT_EMAIL: str = Field(
+        "",
+        description="A contact email sent as `mailto` to OpenAlex and Crossref (their polite pool) when "
+                    "UNPAYWALL_EMAIL is empty.",
+    )
     ORCID_API_URL: str = Field("https://pub.orcid.org/v3.0", description="ORCID public API (v3.0) used by orcid_works.")
-    NOMINATIM_URL: str = Field("https://nominatim.openstreetmap.org", description="Nominatim geocoder used by geocode, route and nearby (at most one request per second from the whole app).")
-    OSRM_URL: str = Field("https://router.project-osrm.org", description="OSRM routing server used by route (the public demo serves car routes only).")
-    OVERPASS_URL: str = Field("https://overpass-api.de/api/interpreter", description="Overpass API used by nearby (OpenStreetMap features around a place).")
-    MAX_DOWNLOAD_MB: float = Field(50, gt=0, description="Largest file fetch_webpage downloads (streamed into the run's workspace); a larger Content-Length is refused before reading, a longer stream is cut.")
-    WHISPER_MODEL: str = Field("tiny.en", description="faster-whisper model: a local CTranslate2 directory or a model name.")
-    SANDBOX_MODE: SandboxMode = Field("auto", description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) falls back to rlimits and a uid of its own, labelled.")
-    SANDBOX_MEMORY_MB: int = Field(1024, ge=64, description="run_python memory cap in MiB: the address space of each process, and the resident memory of all of a call's processes together.")
+    NOMINATIM_URL: str = Field(
+        "https://nominatim.openstreetmap.org",
+        description="Nominatim geocoder used by geocode, route and nearby (at most one request per second from the "
+                    "whole app).",
+    )
+    OSRM_URL: str = Field(
+        "https://router.project-osrm.org",
+        description="OSRM routing server used by route (the public demo serves car routes only).",
+    )
+    OVERPASS_URL: str = Field(
+        "https://overpass-api.de/api/interpreter",
+        description="Overpass API used by nearby (OpenStreetMap features around a place).",
+    )
+    MAX_DOWNLOAD_MB: float = Field(
+        50, gt=0,
+        description="Largest file fetch_webpage downloads (streamed into the run's workspace); a larger Content-Length "
+                    "is refused before reading, a longer stream is cut.",
+    )
+    WHISPER_MODEL: str = Field(
+        "tiny.en",
+        description="faster-whisper model: a local CTranslate2 directory or a model name.",
+    )
+    SANDBOX_MODE: SandboxMode = Field(
+        "auto",
+        description="run_python's sandbox: auto = bubblewrap when namespaces work, else Landlock+seccomp, else "
+                    "unavailable; bwrap or landlock forces one (fails closed; strict = bwrap); degraded (root only) "
+                    "falls back to rlimits and a uid of its own, labelled.",
+    )
+    SANDBOX_MEMORY_MB: int = Field(
+        1024, ge=64,
+        description="run_python memory cap in MiB: the address space of each process, and the resident memory of all "
+                    "of a call's processes together.",
+    )
     # --- issue 21: sandbox disk cap, visitor budgets, fair share ---
-    SANDBOX_DISK_MB: int = Field(256, ge=16, description="run_python disk cap in MiB for all the files one call writes together (Landlock and degraded backends, sampled; bwrap's /tmp is a 128 MiB tmpfs). Each file is also capped at 64 MiB.")
-    VISITOR_JOB_SECONDS: float = Field(30, gt=0, description="Wall-clock and CPU seconds one preview or task load may take (a killable subprocess: visitors reach it without a login).")
-    VISITOR_JOB_MEMORY_MB: int = Field(2048, ge=256, description="Address space of the subprocess that runs one preview or task load.")
-    VISITOR_MAX_PIXELS: int = Field(40_000_000, ge=1_000_000, description="Largest image, or PDF page as rendered, a preview opens (pixels).")
-    VISITOR_MAX_MEDIA_MINUTES: float = Field(20, gt=0, description="Longest audio a preview decodes (minutes, from the file's header).")
-    VISITOR_MAX_UNPACKED_MB: int = Field(64, ge=1, description="Largest total of the parts of an office file or zip a preview opens, and of a split's metadata file (MB, unpacked).")
-    VISITOR_MAX_SPLIT_ROWS: int = Field(2000, ge=10, description="Most rows a local GAIA folder's metadata may hold when a visitor loads it.")
-    VISITOR_MAX_QUEUED: int = Field(4, ge=1, description="Jobs one browser session may have waiting or running in the app's queue; more are refused (503) so one client cannot fill it for everyone.")
-    VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(16, ge=1, description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running in the app's queue.")
-    VISITOR_MAX_UPLOAD_MB: float = Field(300, gt=0, description="Upload bytes one session may keep on the server (its uploads are deleted when it ends), and one client address may upload within gradio's two-hour cache window.")
+    SANDBOX_DISK_MB: int = Field(
+        256, ge=16,
+        description="run_python disk cap in MiB for all the files one call writes together (Landlock and degraded "
+                    "backends, sampled; bwrap's /tmp is a 128 MiB tmpfs). Each file is also capped at 64 MiB.",
+    )
+    VISITOR_JOB_SECONDS: float = Field(
+        30, gt=0,
+        description="Wall-clock and CPU seconds one preview or task load may take (a killable subprocess: visitors "
+                    "reach it without a login).",
+    )
+    VISITOR_JOB_MEMORY_MB: int = Field(
+        2048, ge=256,
+        description="Address space of the subprocess that runs one preview or task load.",
+    )
+    VISITOR_MAX_PIXELS: int = Field(
+        40_000_000, ge=1_000_000,
+        description="Largest image, or PDF page as rendered, a preview opens (pixels).",
+    )
+    VISITOR_MAX_MEDIA_MINUTES: float = Field(
+        20, gt=0,
+        description="Longest audio a preview decodes (minutes, from the file's header).",
+    )
+    VISITOR_MAX_UNPACKED_MB: int = Field(
+        64, ge=1,
+        description="Largest total of the parts of an office file or zip a preview opens, and of a split's metadata "
+                    "file (MB, unpacked).",
+    )
+    VISITOR_MAX_SPLIT_ROWS: int = Field(
+        2000, ge=10,
+        description="Most rows a local GAIA folder's metadata may hold when a visitor loads it.",
+    )
+    VISITOR_MAX_QUEUED: int = Field(
+        4, ge=1,
+        description="Jobs one browser session may have waiting or running in the app's queue; more are refused (503) "
+                    "so one client cannot fill it for everyone.",
+    )
+    VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(
+        16, ge=1,
+        description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running "
+                    "in the app's queue.",
+    )
+    VISITOR_MAX_UPLOAD_MB: float = Field(
+        300, gt=0,
+        description="Upload bytes one session may keep on the server (its uploads are deleted when it ends), and one "
+                    "client address may upload within gradio's two-hour cache window.",
+    )
 
     # --- browser (tools/browser: one shared Chromium, a context per run) ---------------------------
-    BROWSER_EXECUTABLE: str = Field("/usr/bin/chromium", description="Chromium the browser tools drive through Playwright (Debian's `chromium` package; no browser download).")
-    BROWSER_MAX_PAGES: int = Field(100, ge=1, description="Pages one run may load in the browser (opens, clicked links, popups).")
+    BROWSER_EXECUTABLE: str = Field(
+        "/usr/bin/chromium",
+        description="Chromium the browser tools drive through Playwright (Debian's `chromium` package; no browser "
+                    "download).",
+    )
+    BROWSER_MAX_PAGES: int = Field(
+        100, ge=1,
+        description="Pages one run may load in the browser (opens, clicked links, popups).",
+    )
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
@@ -161,8 +300,15 @@ class Settings(BaseSettings):
     OUTPUT_DIR: Path = Field(PROJECT_ROOT / "runs", description="Where batch runs write their results (default in a read-only app folder: ~/.cache/gaia-agent-harness/runs).")
     SCORING_API_URL: str = Field("https://agents-course-unit4-scoring.hf.space", description="Agents Course Unit 4 scoring API.")
     SPACE_ID: str | None = Field(None, description="Set by Hugging Face on a Space; used for the agent_code link.")
-    SPACE_AUTHOR_NAME: str | None = Field(None, description="Set by Hugging Face on a Space: its owner (the default APP_ALLOWED_USERS there).")
-    GAIA_LOCAL_ROOTS: str = Field("", description="Comma-separated folders the app's `Local GAIA folder` source may read (empty: anywhere locally; on a Space only the hub cache and the visitor's uploads).")
+    SPACE_AUTHOR_NAME: str | None = Field(
+        None,
+        description="Set by Hugging Face on a Space: its owner (the default APP_ALLOWED_USERS there).",
+    )
+    GAIA_LOCAL_ROOTS: str = Field(
+        "",
+        description="Comma-separated folders the app's `Local GAIA folder` source may read (empty: anywhere locally; "
+                    "on a Space only the hub cache and the visitor's uploads).",
+    )
 
     # --- app ------------------------------------------------------------------------------------
     GRADIO_SERVER_NAME: str = Field("127.0.0.1", description="Interface the app listens on: this machine only by default (the app holds the API key); a Space and the Docker image set 0.0.0.0.")
@@ -172,19 +318,46 @@ class Settings(BaseSettings):
     APP_STATUS_RECHECK_S: float = Field(15, gt=0, description="Seconds between the app's background re-checks of the model endpoint (the header shows the latest verdict).")
 
     # --- public app: who may spend, and limits for whoever may -------------------------------------
-    APP_ALLOWED_USERS: str | None = Field(None, description="Comma-separated Hugging Face usernames allowed to use the model in the app; `*` = anyone. Unset: the Space owner on a Space, else `*`.")
-    MAX_QUESTION_CHARS: int = Field(20000, ge=100, description="Longest question (or chat message) accepted; longer is refused before any model call.")
+    APP_ALLOWED_USERS: str | None = Field(
+        None,
+        description="Comma-separated Hugging Face usernames allowed to use the model in the app; `*` = anyone. Unset: "
+                    "the Space owner on a Space, else `*`.",
+    )
+    MAX_QUESTION_CHARS: int = Field(
+        20000, ge=100,
+        description="Longest question (or chat message) accepted; longer is refused before any model call.",
+    )
     MAX_UPLOAD_MB: float = Field(100, gt=0, description="Largest file a visitor may upload to the app.")
-    CHAT_HISTORY_MAX_TURNS: int = Field(20, ge=0, description="Earlier chat turns sent to the model (older ones are dropped, and the chat says so).")
+    CHAT_HISTORY_MAX_TURNS: int = Field(
+        20, ge=0,
+        description="Earlier chat turns sent to the model (older ones are dropped, and the chat says so).",
+    )
     CHAT_HISTORY_MAX_CHARS: int = Field(40000, ge=0, description="Characters of earlier chat turns sent to the model.")
     BATCH_MAX_TASKS: int = Field(500, ge=1, description="Most tasks one batch run from the app may hold.")
-    BATCH_MAX_RUNNING: int = Field(2, ge=1, description="Batch runs the app executes at once over all sessions (one per session).")
-    BATCH_UNWATCHED_STOP_S: float = Field(60, gt=0, description="Seconds an app batch run goes on while nobody reads its progress (the client never listened, or left) before it is stopped; what finished is checkpointed and Resume continues.")
-    APP_QUEUE_MAX_SIZE: int = Field(64, ge=1, description="Requests the app's queue holds waiting; more are refused with `queue full` instead of piling up.")
+    BATCH_MAX_RUNNING: int = Field(
+        2, ge=1,
+        description="Batch runs the app executes at once over all sessions (one per session).",
+    )
+    BATCH_UNWATCHED_STOP_S: float = Field(
+        60, gt=0,
+        description="Seconds an app batch run goes on while nobody reads its progress (the client never listened, or "
+                    "left) before it is stopped; what finished is checkpointed and Resume continues.",
+    )
+    APP_QUEUE_MAX_SIZE: int = Field(
+        64, ge=1,
+        description="Requests the app's queue holds waiting; more are refused with `queue full` instead of piling up.",
+    )
 
     # --- per-run workspace -------------------------------------------------------------------------
-    WORKSPACE_DIR: Path | None = Field(None, description="Where per-run workspaces (extractions, downloads, rendered pages) are made; unset = the system temp folder.")
-    WORKSPACE_MAX_MB: int = Field(500, ge=1, description="Disk one run's workspace may use (archives, nested ones included, and downloads).")
+    WORKSPACE_DIR: Path | None = Field(
+        None,
+        description="Where per-run workspaces (extractions, downloads, rendered pages) are made; unset = the system "
+                    "temp folder.",
+    )
+    WORKSPACE_MAX_MB: int = Field(
+        500, ge=1,
+        description="Disk one run's workspace may use (archives, nested ones included, and downloads).",
+    )
 
     @model_validator(mode="after")
     def _writable_defaults(self) -> Settings:
@@ -210,7 +383,10 @@ class Settings(BaseSettings):
 
     def llm_missing_message(self) -> str:
         """One actionable line for users without a model endpoint."""
-        return "No LLM configured: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (vLLM, Ollama, any OpenAI-compatible server)."
+        return (
+            "No LLM configured: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL "
+            "(vLLM, Ollama, any OpenAI-compatible server)."
+        )
 
     @classmethod
     def secret_fields(cls) -> list[str]:

@@ -77,7 +77,9 @@ def summarize(records: list[TaskRecord], *, elapsed_s: float, meta: dict[str, An
         "format_only_misses": format_only,
         "lenient_match_rate": (overall["correct"] + format_only) / overall["scored"] if overall["scored"] else None,
         "level_metrics": levels,
-        "drop_rates": {"1->2": _drop(acc["1"], acc["2"]), "2->3": _drop(acc["2"], acc["3"]), "1->3": _drop(acc["1"], acc["3"])},
+        "drop_rates": {
+            "1->2": _drop(acc["1"], acc["2"]), "2->3": _drop(acc["2"], acc["3"]), "1->3": _drop(acc["1"], acc["3"]),
+        },
         "avg_steps_correct": stats.fmean(correct_steps) if correct_steps else None,
         "by_file_type": _grouped(records, lambda r: r.file_type or "none"),
         "by_source": _grouped(records, lambda r: r.source),
@@ -117,7 +119,8 @@ def _cell(text: Any, limit: int = 60) -> str:
 
 def _group_table(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
     lines = [f"| {title} | Tasks | Scored | Correct | Accuracy |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {g['total']} | {g['scored']} | {g['correct']} | {_pct(g['accuracy'])} |" for name, g in groups.items()]
+    lines += [f"| {name} | {g['total']} | {g['scored']} | {g['correct']} | {_pct(g['accuracy'])} |"
+              for name, g in groups.items()]
     return lines
 
 
@@ -151,15 +154,19 @@ def recommendations(summary: dict[str, Any]) -> list[str]:
     if n := cats.get("iteration_cap"):
         tips.append(f"{n} task(s) hit the iteration cap: raise MAX_ITERATIONS or give the agent better tool hints.")
     if n := cats.get("llm_error"):
-        tips.append(f"{n} task(s) lost to endpoint errors: lower --concurrency, set LLM_REQUESTS_PER_MINUTE, or rerun with --resume.")
+        tips.append(f"{n} task(s) lost to endpoint errors: lower --concurrency, set LLM_REQUESTS_PER_MINUTE, "
+                    "or rerun with --resume.")
     if n := cats.get("no_tool_result_used"):
-        tips.append(f"{n} wrong answer(s) used no tool result: the agent guessed; push it to search or read the file first.")
-    weak = [(g["accuracy"], name) for name, g in summary["by_file_type"].items() if g["scored"] >= 2 and g["accuracy"] is not None]
+        tips.append(f"{n} wrong answer(s) used no tool result: the agent guessed; "
+                    "push it to search or read the file first.")
+    weak = [(g["accuracy"], name) for name, g in summary["by_file_type"].items()
+            if g["scored"] >= 2 and g["accuracy"] is not None]
     if weak and (worst := min(weak))[0] < (summary["exact_match_rate"] or 0):
         tips.append(f"Weakest attachment type: {worst[1]} ({_pct(worst[0])}); improve its tool or route.")
     drop = summary["drop_rates"]["1->3"]["absolute"]
     if drop is not None and drop > 0.3:
-        tips.append(f"Accuracy falls {100 * drop:.0f} points from level 1 to 3: long multi-step tasks need planning help.")
+        tips.append(f"Accuracy falls {100 * drop:.0f} points from level 1 to 3: "
+                    "long multi-step tasks need planning help.")
     if summary["errors"] > 0.1 * scored:
         tips.append(f"{summary['errors']} task(s) ended with an error: inspect them before trusting the score.")
     return tips
@@ -211,7 +218,8 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
         "", f"![Accuracy by level and attachment type]({CHART_NAME})", "", "## Accuracy by level", "",
     ]
     lines += _group_table("Level", summary["level_metrics"])
-    lines += ["", "## Drop rates", "", "Absolute = accuracy points lost; relative = share of the easier level's accuracy lost.", "",
+    lines += ["", "## Drop rates", "",
+              "Absolute = accuracy points lost; relative = share of the easier level's accuracy lost.", "",
               "| From → to | Absolute | Relative |", "|---|---:|---:|"]
     lines += [f"| {k} | {_points(v['absolute'])} | {_pct(v['relative'])} |" for k, v in summary["drop_rates"].items()]
     lines += ["", "## By attachment type", ""] + _group_table("Type", summary["by_file_type"])
@@ -225,7 +233,8 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
     short = short_ids([r.task_id for r in records])
     for r in records:
         lines.append(
-            f"| {short[r.task_id]} | {r.level if r.level is not None else ''} | {r.file_type or ''} | {_cell(r.expected, 40)} "
+            f"| {short[r.task_id]} | {r.level if r.level is not None else ''} | {r.file_type or ''} "
+            f"| {_cell(r.expected, 40)} "
             f"| {_cell(r.predicted if not r.error else f'{r.predicted} (error: {r.error})', 60)} | {mark[r.correct]} "
             f"| {r.failure_category} | {r.steps} | {r.latency_s:.1f} | {r.cost_usd:.4f} |"
         )

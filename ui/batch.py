@@ -142,7 +142,8 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
         yield BatchView(status="❌ " + FOLDER_HELP)
         return
     if api and not req.username.strip():
-        yield BatchView(status="❌ The scoring API needs your Hugging Face username: log in, or type it in the username box.")
+        yield BatchView(status="❌ The scoring API needs your Hugging Face username: "
+                               "log in, or type it in the username box.")
         return
     if not settings.llm_configured:
         yield BatchView(status="❌ " + settings.llm_missing_message())
@@ -171,7 +172,9 @@ def _run(runtime: Runtime, req: BatchRequest, control: BatchControl, resume: boo
          api: bool, progress: ProgressFn | None, session: Session | None,
          watch: ListenerWatch | None) -> Iterator[BatchView]:
     settings = runtime.settings
-    yield BatchView(status="⏳ Waiting for the agent to finish loading…" if not runtime.ready.is_set() else "⏳ Starting…")
+    yield BatchView(
+        status="⏳ Waiting for the agent to finish loading…" if not runtime.ready.is_set() else "⏳ Starting…"
+    )
     try:
         pipeline = runtime.pipeline()
     except AgentUnavailable as exc:
@@ -310,7 +313,8 @@ def api_result_view(result: Any) -> BatchView:
     score = data.get("score")
     head = f"**{data.get('message') or 'No verdict.'}**"
     if score is not None:
-        head += f"\n\nScore: **{score}%** · correct: {data.get('correct_count', '?')}/{data.get('total_attempted', '?')}"
+        head += (f"\n\nScore: **{score}%** · correct: "
+                 f"{data.get('correct_count', '?')}/{data.get('total_attempted', '?')}")
     lines = ["| task | answers submitted | correct count | this answer | note |", "| --- | ---: | ---: | :---: | --- |"]
     for sub in result.submissions:
         mark = "?" if sub.correct is None else ("✅" if sub.correct else "❌")

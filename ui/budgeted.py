@@ -74,7 +74,8 @@ def _stopped(settings: Settings, code: int | None, timed_out: bool, err: bytes) 
     if b"MemoryError" in err or b"Cannot allocate memory" in err or b"bad_alloc" in err:
         return f"it needed more than {memory:,} MiB of memory (VISITOR_JOB_MEMORY_MB), so it was stopped"
     if code == -signal.SIGXFSZ:
-        return f"it wrote a file over {settings.VISITOR_MAX_UNPACKED_MB} MB (VISITOR_MAX_UNPACKED_MB), so it was stopped"
+        return (f"it wrote a file over {settings.VISITOR_MAX_UNPACKED_MB} MB (VISITOR_MAX_UNPACKED_MB), "
+                "so it was stopped")
     return f"the worker ended without a reply (exit code {code})"
 
 
@@ -86,7 +87,8 @@ def run_job(settings: Settings, kind: JobKind, args: dict[str, Any]) -> JobResul
     try:
         try:
             proc = subprocess.Popen(_command(settings), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, cwd=folder, env=_environment(folder), start_new_session=True)
+                                    stderr=subprocess.PIPE, cwd=folder, env=_environment(folder),
+                                    start_new_session=True)
         except OSError as exc:  # no prlimit: nothing runs without its limits
             return JobResult(refusal=f"the budgeted worker cannot start ({exc.strerror}); install util-linux (prlimit)")
         timed_out = False
@@ -102,7 +104,9 @@ def run_job(settings: Settings, kind: JobKind, args: dict[str, Any]) -> JobResul
             return JobResult(refusal=_stopped(settings, proc.returncode, timed_out, err[-4000:]))
         if not reply.get("ok"):
             refusal = str(reply.get("refusal") or "the job failed")
-            return JobResult(refusal=_stopped(settings, None, False, b"MemoryError") if refusal == "memory" else refusal)
+            return JobResult(
+                refusal=_stopped(settings, None, False, b"MemoryError") if refusal == "memory" else refusal
+            )
         return JobResult(value=reply.get("value"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

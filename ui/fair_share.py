@@ -58,7 +58,8 @@ def install(demo: gr.Blocks, settings: Settings) -> None:
                                f"{per_session}); wait for them to finish."), "queue_full"
             if here >= per_address:
                 return False, (f"Your address already has {here} requests waiting or running "
-                               f"(VISITOR_MAX_QUEUED_PER_ADDRESS={per_address}); wait for them to finish."), "queue_full"
+                               f"(VISITOR_MAX_QUEUED_PER_ADDRESS={per_address}); wait for them to finish."), \
+                    "queue_full"
             return await original(body, request, username)
 
     queue.push = push  # type: ignore[assignment,method-assign]

@@ -67,11 +67,12 @@ def resolve_run(value: str | None, settings: Settings, session: Session | None =
 
 
 def list_runs(settings: Settings, session: Session | None = None) -> list[tuple[str, str]]:
-    """(label, value) of the visible run folders under OUTPUT_DIR (with a details.jsonl or results.jsonl), newest first."""
+    """(label, value) of visible run folders under OUTPUT_DIR (with a details.jsonl or results.jsonl), newest first."""
     root = Path(settings.OUTPUT_DIR)
     if not root.is_dir():
         return []
-    runs = [p for p in root.iterdir() if p.is_dir() and ((p / "details.jsonl").is_file() or (p / "results.jsonl").is_file())
+    runs = [p for p in root.iterdir()
+            if p.is_dir() and ((p / "details.jsonl").is_file() or (p / "results.jsonl").is_file())
             and _visible(settings, session, p)]
     return [(run_label(p), _value(settings, session, p))
             for p in sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)]

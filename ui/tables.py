@@ -81,7 +81,8 @@ def task_choices(samples: Iterable[SampleLike]) -> list[tuple[str, str]]:
     choices = []
     for s in samples:
         clip = "📎 " if s.file_name else ""
-        choices.append((f"L{s.level if s.level is not None else '?'} · {clip}{short(s.question, 70)} · {s.task_id[:8]}", s.task_id))
+        choices.append((f"L{s.level if s.level is not None else '?'} · {clip}{short(s.question, 70)} "
+                        f"· {s.task_id[:8]}", s.task_id))
     return choices
 
 

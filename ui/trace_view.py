@@ -121,7 +121,8 @@ def tool_message(call: ToolCall | None, result: ToolResult | None) -> gr.ChatMes
     name = call.name if call else result.name if result else "?"
     parts = []
     if call is not None:
-        parts.append("Arguments:\n" + _fence(clip(json.dumps(call.args, ensure_ascii=False, indent=2, default=str)), "json"))
+        parts.append("Arguments:\n"
+                     + _fence(clip(json.dumps(call.args, ensure_ascii=False, indent=2, default=str)), "json"))
     if result is None:
         return _step(f"🛠️ {name} …", "\n\n".join(parts), pending=True)
     mark = "✅" if result.ok else "❌"

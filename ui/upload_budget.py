@@ -57,7 +57,8 @@ class UploadBudget:
     async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
                        send: Callable[[Any], Awaitable[None]]) -> None:
         """Pass everything through except an upload over its address's budget (answered 429) or without a length."""
-        if scope.get("type") != "http" or scope.get("method") != "POST" or not scope.get("path", "").endswith("/upload"):
+        if (scope.get("type") != "http" or scope.get("method") != "POST"
+                or not scope.get("path", "").endswith("/upload")):
             await self.app(scope, receive, send)
             return
         request = _Headers(scope)
@@ -68,8 +69,9 @@ class UploadBudget:
         used = self._admit(client_address(request), int(length))
         if used is not None:
             await _drain(receive)  # read (and drop) the body: replying mid-upload resets the client's connection
-            await _reply(send, 429, f"Your address uploaded {used / 2**20:.0f} MB in the last {self.window_s / 3600:g} h; "
-                                    f"the limit is {self.max_bytes / 2**20:.0f} MB (VISITOR_MAX_UPLOAD_MB).")
+            await _reply(send, 429,
+                         f"Your address uploaded {used / 2**20:.0f} MB in the last {self.window_s / 3600:g} h; "
+                         f"the limit is {self.max_bytes / 2**20:.0f} MB (VISITOR_MAX_UPLOAD_MB).")
             return
         await self.app(scope, receive, send)
 

@@ -22,10 +22,12 @@ def _form(**changes):
     return form
 
 
-@pytest.mark.parametrize(("field", "value", "says"), [("max_samples", -1, "Max samples must be at least 0"),
-                                                      ("question_delay", -3, "Delay between task starts must be at least 0"),
-                                                      ("concurrency", 0, "Concurrency must be at least 1"),
-                                                      ("max_samples", "two", "Max samples must be a number")])
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("max_samples", -1, "Max samples must be at least 0"),
+    ("question_delay", -3, "Delay between task starts must be at least 0"),
+    ("concurrency", 0, "Concurrency must be at least 1"),
+    ("max_samples", "two", "Max samples must be a number"),
+])
 def test_bad_form_values_are_named_and_clear_the_previous_results(field, value, says):
     with pytest.raises(FormError, match=says) as err:
         make_request(**_form(**{field: value}))

@@ -53,7 +53,8 @@ def test_a_preview_runs_in_the_worker_and_its_folder_is_gone(tmp_path, made):
 
 
 def test_a_bomb_is_refused_in_the_worker(tmp_path):
-    job = run_job(load_settings(), "preview", {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))})
+    job = run_job(load_settings(), "preview",
+                  {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))})
     assert not job.ok and "VISITOR_MAX_PIXELS" in job.refusal
 
 

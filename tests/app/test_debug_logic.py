@@ -27,7 +27,9 @@ def test_the_picked_tasks_file_beats_a_stale_upload(tmp_path):
     report.write_bytes(b"%PDF")
     task = Task(file_name="report.pdf", file_path=report)
     assert attachment_for("/tmp/hello.png", task) == (str(report), "the task's file")
-    assert attachment_line("/tmp/hello.png", task) == "📎 Attached: `report.pdf` (the task's file — the upload is ignored)"
+    assert attachment_line("/tmp/hello.png", task) == (
+        "📎 Attached: `report.pdf` (the task's file — the upload is ignored)"
+    )
     # A task without a file is scored without one: the upload does not go with it either.
     assert attachment_for("/tmp/hello.png", Task()) == (None, "the task has no attachment")
     assert attachment_for("/tmp/hello.png", None) == ("/tmp/hello.png", "uploaded")

@@ -45,7 +45,8 @@ class FakeSample:
 
 def test_sample_rows_and_choices():
     samples = [FakeSample("abcdef1234", "What   is\n2+2?", 1, "4"), FakeSample("zz", "Sum the sheet", 2, "?", "a.xlsx")]
-    assert sample_rows(samples) == [["abcdef1234", 1, "What is 2+2?", "", "4"], ["zz", 2, "Sum the sheet", "a.xlsx", "?"]]
+    assert sample_rows(samples) == [["abcdef1234", 1, "What is 2+2?", "", "4"],
+                                    ["zz", 2, "Sum the sheet", "a.xlsx", "?"]]
     labels = task_choices(samples)
     assert labels[0] == ("L1 · What is 2+2? · abcdef12", "abcdef1234") and "📎" in labels[1][0]
 
@@ -95,11 +96,13 @@ def test_progress_line_and_durations():
 
 def test_run_summary_line():
     summary = {"exact_match_rate": 0.5, "correct": 2, "scored": 4, "unscored": 1, "format_only_misses": 1,
-               "lenient_match_rate": 0.75, "level_metrics": {"1": {"scored": 3, "correct": 2}, "2": {"scored": 1, "correct": 0},
-                                                              "3": {"scored": 0, "correct": 0}},
+               "lenient_match_rate": 0.75,
+               "level_metrics": {"1": {"scored": 3, "correct": 2}, "2": {"scored": 1, "correct": 0},
+                                 "3": {"scored": 0, "correct": 0}},
                "errors": 1, "tokens": {"total": 12345, "per_task": 2469}, "elapsed_s": 75}
     assert run_summary(summary) == ("**Exact match 50.0%** (2/4 scored, 1 unscored) · with format-only misses 75.0% · "
-                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · 1m 15s elapsed")
+                                    "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · "
+                                    "1m 15s elapsed")
     assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
 
 

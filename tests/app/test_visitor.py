@@ -77,16 +77,18 @@ def _page(text: str) -> Page:
 @pytest.fixture(scope="module")
 def public(internal):
     """A server the operator allowed (FETCH_ALLOWED_HOSTS): one page, and a redirect to the internal one."""
-    routes = {"/page": _page("allowed page text"), "/jump": Page(302, "", headers={"Location": internal.url("/secret")})}
+    routes = {"/page": _page("allowed page text"),
+              "/jump": Page(302, "", headers={"Location": internal.url("/secret")})}
     with LocalWebServer(routes) as server:
         yield server
 
 
 def _env(model: ScriptedOpenAI, secrets: dict[str, Path], **extra: str) -> dict[str, str]:
     return {"OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-test", "MODEL_NAME": "scripted",
-            "OUTPUT_DIR": str(secrets["runs"]), "RAG_INDEX_DIR": str(secrets["root"] / "rag"), "RAG_LLM_HINTS": "false",
-            "RAG_ENABLED": "false", "SEARCH_PROVIDERS": "wikipedia", "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php",
-            "BATCH_QUESTION_DELAY": "0", "APP_PRELOAD": "true", **extra}
+            "OUTPUT_DIR": str(secrets["runs"]), "RAG_INDEX_DIR": str(secrets["root"] / "rag"),
+            "RAG_LLM_HINTS": "false", "RAG_ENABLED": "false", "SEARCH_PROVIDERS": "wikipedia",
+            "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w/api.php", "BATCH_QUESTION_DELAY": "0",
+            "APP_PRELOAD": "true", **extra}
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +185,8 @@ def test_no_file_tool_opens_server_files_or_another_sessions_upload(open_app, se
         for target in targets:
             text = _ask(client, f"CALL {tool} " + json.dumps({"path": target}))
             _clean(text)
-            assert "not allowed" in text or "outside this run" in text or "not found" in text, (tool, target, text[:300])
+            assert "not allowed" in text or "outside this run" in text or "not found" in text, \
+                (tool, target, text[:300])
 
 
 def test_preview_opens_only_the_visitors_own_upload(open_app, secrets):
@@ -202,7 +205,8 @@ def test_preview_opens_only_the_visitors_own_upload(open_app, secrets):
 def test_the_traversal_metadata_is_refused(open_app, tmp_path):
     split = tmp_path / "evil" / "2023" / "validation"
     split.mkdir(parents=True)
-    rows = [{"task_id": "evil-1", "Question": "q", "Level": 1, "Final answer": "a", "file_name": "../../../../etc/passwd"},
+    rows = [{"task_id": "evil-1", "Question": "q", "Level": 1, "Final answer": "a",
+             "file_name": "../../../../etc/passwd"},
             {"task_id": "evil-2", "Question": "q", "Level": 1, "Final answer": "a", "file_name": "/etc/passwd"}]
     (split / "metadata.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     client = Client(open_app.url, verbose=False)

@@ -139,8 +139,10 @@ def test_a_normal_preview_and_a_normal_folder_still_work(app, gaia_dir):
     assert "Loaded 6" in message
 
 
-@pytest.mark.parametrize("question", ["List the fruits in the attached text file in alphabetical order, comma-separated.",
-                                      FRUITS])
+@pytest.mark.parametrize("question", [
+    "List the fruits in the attached text file in alphabetical order, comma-separated.",
+    FRUITS,
+])
 def test_rag_lookup_by_a_visitor_makes_no_model_request_and_shows_no_answer(app, model, question):
     requests = len(model.requests)
     text = Client(app.url, verbose=False).predict(question, api_name="/rag_lookup")

@@ -12,14 +12,17 @@ from evaluation.records import TaskRecord
 
 def _run(folder, results: dict[str, tuple[int, bool | None]], extra: str = ""):
     folder.mkdir(parents=True)
-    lines = [json.dumps(TaskRecord(task_id=t, question="q", level=lvl, correct=ok).to_dict()) for t, (lvl, ok) in results.items()]
+    lines = [json.dumps(TaskRecord(task_id=t, question="q", level=lvl, correct=ok).to_dict())
+             for t, (lvl, ok) in results.items()]
     (folder / "details.jsonl").write_text("\n".join(lines) + "\n" + extra)
     return folder
 
 
 def test_fixed_regressed_unchanged_and_levels(tmp_path):
-    a = _run(tmp_path / "a", {"t1": (1, False), "t2": (1, True), "t3": (2, True), "t4": (2, False), "t5": (3, None), "t6": (3, True)})
-    b = _run(tmp_path / "b", {"t1": (1, True), "t2": (1, True), "t3": (2, False), "t4": (2, False), "t5": (3, True), "t7": (3, True)})
+    a = _run(tmp_path / "a", {"t1": (1, False), "t2": (1, True), "t3": (2, True), "t4": (2, False),
+                              "t5": (3, None), "t6": (3, True)})
+    b = _run(tmp_path / "b", {"t1": (1, True), "t2": (1, True), "t3": (2, False), "t4": (2, False),
+                              "t5": (3, True), "t7": (3, True)})
     c = compare_runs(a, b)
     assert c.fixed == ["t1"] and c.regressed == ["t3"]
     assert c.unchanged == ["t2", "t4"] and c.unchanged_correct == 1
@@ -64,7 +67,8 @@ def test_markdown_and_dict(tmp_path):
 
 
 def test_last_line_wins_and_torn_lines_are_skipped(tmp_path):
-    a = _run(tmp_path / "a", {"t1": (1, False)}, extra=json.dumps({"task_id": "t1", "level": 1, "correct": True}) + "\n{\"task_id\": \"t2\", \"lev")
+    a = _run(tmp_path / "a", {"t1": (1, False)},
+             extra=json.dumps({"task_id": "t1", "level": 1, "correct": True}) + "\n{\"task_id\": \"t2\", \"lev")
     b = _run(tmp_path / "b", {"t1": (1, True)})
     c = compare_runs(a / "details.jsonl", b)  # a details.jsonl path works too
     assert c.unchanged == ["t1"] and c.skipped_lines == 1 and "1 malformed line" in c.to_markdown()

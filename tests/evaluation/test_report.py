@@ -16,7 +16,8 @@ from evaluation.scorer import Score, explain
 def _record(i: int, level: int | None, predicted: str, expected: str | None, **kw) -> TaskRecord:
     exp = explain(predicted, expected) if expected is not None else None
     correct = exp.correct if exp else None
-    category = "unscored" if exp is None else "correct" if correct else "format_only_miss" if exp.format_only_miss else "plain_wrong"
+    category = ("unscored" if exp is None else "correct" if correct
+                else "format_only_miss" if exp.format_only_miss else "plain_wrong")
     return TaskRecord(
         task_id=f"task-{i:03d}", question=f"Question {i}?", level=level, expected=expected, predicted=predicted,
         score=Score(exp.correct, explanation=exp) if exp else None,
@@ -94,7 +95,8 @@ def test_write_report_files(records, tmp_path):
     assert width > 100 and height > 100
     text = report.read_text()
     assert "](accuracy.png)" in text
-    for heading in ("## Overview", "## Accuracy by level", "## Drop rates", "## Failure categories", "## Tasks", "## Recommendations"):
+    for heading in ("## Overview", "## Accuracy by level", "## Drop rates", "## Failure categories", "## Tasks",
+                    "## Recommendations"):
         assert heading in text
     assert "57.1%" in text and "gpt-test" in text
     assert "| task-007 | 3 |" in text and "error: timeout" in text
