@@ -282,11 +282,27 @@ class Settings(BaseSettings):
 
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
-    RAG_INDEX_DIR: Path = Field(PROJECT_ROOT / "data" / "rag_index", description="Directory of the FAISS index and its metadata (default in a read-only app folder: ~/.cache/gaia-agent-harness/rag_index unless a prebuilt index is there).")
-    EMBEDDING_MODEL: str = Field("", description="sentence-transformers model name or path; empty = the packaged all-MiniLM-L6-v2.")
-    RAG_ANSWER_THRESHOLD: float = Field(0.92, ge=0, le=1, description="Cosine similarity at or above which a guarded match answers directly.")
-    RAG_CANDIDATE_THRESHOLD: float = Field(0.75, ge=0, le=1, description="Similarity at or above which matches are given to the loop as candidates.")
-    RAG_HINT_THRESHOLD: float = Field(0.5, ge=0, le=1, description="Similarity at or above which nearest entries become solving hints.")
+    RAG_INDEX_DIR: Path = Field(
+        PROJECT_ROOT / "data" / "rag_index",
+        description="Directory of the FAISS index and its metadata (default in a read-only app folder: "
+                    "~/.cache/gaia-agent-harness/rag_index unless a prebuilt index is there).",
+    )
+    EMBEDDING_MODEL: str = Field(
+        "",
+        description="sentence-transformers model name or path; empty = the packaged all-MiniLM-L6-v2.",
+    )
+    RAG_ANSWER_THRESHOLD: float = Field(
+        0.92, ge=0, le=1,
+        description="Cosine similarity at or above which a guarded match answers directly.",
+    )
+    RAG_CANDIDATE_THRESHOLD: float = Field(
+        0.75, ge=0, le=1,
+        description="Similarity at or above which matches are given to the loop as candidates.",
+    )
+    RAG_HINT_THRESHOLD: float = Field(
+        0.5, ge=0, le=1,
+        description="Similarity at or above which nearest entries become solving hints.",
+    )
     RAG_TOP_K: int = Field(3, ge=1, le=20, description="Neighbours retrieved per lookup.")
     RAG_LLM_HINTS: bool = Field(True, description="Ask the LLM to turn low-similarity neighbours into solving hints.")
 
@@ -294,11 +310,25 @@ class Settings(BaseSettings):
     HF_TOKEN: SecretStr | None = Field(None, description="Hugging Face token for the gated GAIA dataset.")
     GAIA_DATASET: str = Field("gaia-benchmark/GAIA", description="Hub dataset repository of GAIA.")
     GAIA_REVISION: str = Field("main", description="Pinned revision (branch, tag or commit) of the GAIA dataset.")
-    GAIA_CACHE_DIR: Path = Field(PROJECT_ROOT / "data" / "gaia", description="Where the hub snapshot is cached (default in a read-only app folder: ~/.cache/gaia-agent-harness/gaia).")
+    GAIA_CACHE_DIR: Path = Field(
+        PROJECT_ROOT / "data" / "gaia",
+        description="Where the hub snapshot is cached (default in a read-only app folder: "
+                    "~/.cache/gaia-agent-harness/gaia).",
+    )
     BATCH_CONCURRENCY: int = Field(4, ge=1, le=64, description="Tasks solved at once in a batch.")
-    TASK_RETRY_MAX: int = Field(1, ge=0, description="Extra attempts for a task that ended with an error before it is recorded as failed.")
-    OUTPUT_DIR: Path = Field(PROJECT_ROOT / "runs", description="Where batch runs write their results (default in a read-only app folder: ~/.cache/gaia-agent-harness/runs).")
-    SCORING_API_URL: str = Field("https://agents-course-unit4-scoring.hf.space", description="Agents Course Unit 4 scoring API.")
+    TASK_RETRY_MAX: int = Field(
+        1, ge=0,
+        description="Extra attempts for a task that ended with an error before it is recorded as failed.",
+    )
+    OUTPUT_DIR: Path = Field(
+        PROJECT_ROOT / "runs",
+        description="Where batch runs write their results (default in a read-only app folder: "
+                    "~/.cache/gaia-agent-harness/runs).",
+    )
+    SCORING_API_URL: str = Field(
+        "https://agents-course-unit4-scoring.hf.space",
+        description="Agents Course Unit 4 scoring API.",
+    )
     SPACE_ID: str | None = Field(None, description="Set by Hugging Face on a Space; used for the agent_code link.")
     SPACE_AUTHOR_NAME: str | None = Field(
         None,
@@ -311,11 +341,23 @@ class Settings(BaseSettings):
     )
 
     # --- app ------------------------------------------------------------------------------------
-    GRADIO_SERVER_NAME: str = Field("127.0.0.1", description="Interface the app listens on: this machine only by default (the app holds the API key); a Space and the Docker image set 0.0.0.0.")
+    GRADIO_SERVER_NAME: str = Field(
+        "127.0.0.1",
+        description="Interface the app listens on: this machine only by default (the app holds the API key); a Space "
+                    "and the Docker image set 0.0.0.0.",
+    )
     GRADIO_SERVER_PORT: int = Field(7860, ge=1, le=65535, description="Port the app listens on.")
     APP_CONCURRENCY: int = Field(4, ge=1, description="Debug/chat requests served at once (gradio queue).")
-    APP_PRELOAD: bool = Field(True, description="Load the agent, LLM client, embeddings and tool checks in a background thread at start-up (else on the first request).")
-    APP_STATUS_RECHECK_S: float = Field(15, gt=0, description="Seconds between the app's background re-checks of the model endpoint (the header shows the latest verdict).")
+    APP_PRELOAD: bool = Field(
+        True,
+        description="Load the agent, LLM client, embeddings and tool checks in a background thread at start-up (else "
+                    "on the first request).",
+    )
+    APP_STATUS_RECHECK_S: float = Field(
+        15, gt=0,
+        description="Seconds between the app's background re-checks of the model endpoint (the header shows the "
+                    "latest verdict).",
+    )
 
     # --- public app: who may spend, and limits for whoever may -------------------------------------
     APP_ALLOWED_USERS: str | None = Field(

@@ -239,7 +239,8 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
             f"| {r.failure_category} | {r.steps} | {r.latency_s:.1f} | {r.cost_usd:.4f} |"
         )
     tips = recommendations(summary)
-    lines += ["", "## Recommendations", ""] + ([f"- {t}" for t in tips] or ["- Nothing stands out; look at the wrong answers one by one."])
+    lines += ["", "## Recommendations", ""] + (
+        [f"- {t}" for t in tips] or ["- Nothing stands out; look at the wrong answers one by one."])
     # The run's settings last: the score is what a reader wants first (issue 22), internals after it.
     lines += ["", "## Run settings", ""] + [f"- **{k}**: {_cell(_setting(v), 160)}" for k, v in meta.items()]
     path = output_dir / "report.md"

@@ -1,4 +1,4 @@
-"""Default folders move to a per-user cache when the app folder is read-only (a Space's /home/user/app, a system install)."""
+"""Default folders move to a per-user cache when the app folder is read-only (a Space, a system install)."""
 
 from __future__ import annotations
 

@@ -223,10 +223,12 @@ def _wire(demo: gr.Blocks, settings: Settings, tab: BatchTab, h: BatchHandlers, 
     iterations.change(lambda value: value, iterations, tab.iterations_state, api_visibility="private", queue=False)
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    tab.run_btn.click(evaluate, [*inputs, tab.iterations_state], tab.outputs, api_name="evaluate", concurrency_id="batch",
+    tab.run_btn.click(evaluate, [*inputs, tab.iterations_state], tab.outputs, api_name="evaluate",
+                      concurrency_id="batch",
                       concurrency_limit=batch_limit, show_progress_on=[tab.progress_box]
                       ).then(h.runs, [tab.control, session], run_lists, api_visibility="private")
-    tab.resume_btn.click(resume, [*inputs, tab.resume_pick, tab.iterations_state], tab.outputs, api_name="resume", concurrency_id="batch",
+    tab.resume_btn.click(resume, [*inputs, tab.resume_pick, tab.iterations_state], tab.outputs, api_name="resume",
+                         concurrency_id="batch",
                          concurrency_limit=batch_limit, show_progress_on=[tab.progress_box]
                          ).then(h.runs, [tab.control, session], run_lists, api_visibility="private")
     tab.halt_btn.click(h.halt, [tab.control], tab.outputs[0], api_name="stop", queue=False)

@@ -152,7 +152,8 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
                 lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
-                                        readable=readable, max_iterations=max_iterations), stop, poll_s=0.5, ticks=True):
+                                        readable=readable, max_iterations=max_iterations),
+                stop, poll_s=0.5, ticks=True):
             if not isinstance(event, Tick):
                 events.append(event)
                 ticker.event()

@@ -73,12 +73,12 @@ def _layout(settings: Settings) -> DebugTab:
     samples = gr.State([])         # the loaded split of this session
     with gr.Row():
         with gr.Column(scale=3):
-            question = gr.Textbox(label=f"Question (up to {settings.MAX_QUESTION_CHARS:,} characters)", lines=3, placeholder="Ask a GAIA-style question…",
-                                  elem_id="question")
+            question = gr.Textbox(label=f"Question (up to {settings.MAX_QUESTION_CHARS:,} characters)", lines=3,
+                                  placeholder="Ask a GAIA-style question…", elem_id="question")
             with gr.Row():
                 with gr.Column():
-                    upload = gr.File(label=f"Attachment (optional, up to {settings.MAX_UPLOAD_MB:g} MB)", type="filepath", height=110,
-                                     elem_id="upload")
+                    upload = gr.File(label=f"Attachment (optional, up to {settings.MAX_UPLOAD_MB:g} MB)",
+                                     type="filepath", height=110, elem_id="upload")
                     attached = gr.Markdown(attachment_line(None, None), elem_id="attached")
                 with gr.Column():
                     use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")

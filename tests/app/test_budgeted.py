@@ -47,7 +47,8 @@ def test_the_worker_gets_no_secret(tmp_path):
 def test_a_preview_runs_in_the_worker_and_its_folder_is_gone(tmp_path, made):
     note = tmp_path / "note.txt"
     note.write_text("budgeted hello")
-    job = run_job(load_settings(OPENAI_API_KEY="sk-budget-secret-1"), "preview", {"tool": "read_file", "path": str(note)})
+    job = run_job(load_settings(OPENAI_API_KEY="sk-budget-secret-1"), "preview",
+                  {"tool": "read_file", "path": str(note)})
     assert job.ok and job.value["ok"] and "budgeted hello" in job.value["output"], job
     assert made and not _left(made)
 

@@ -34,7 +34,8 @@ def test_fixed_regressed_unchanged_and_levels(tmp_path):
     assert (c.levels["all"].a_correct, c.levels["all"].b_correct, c.levels["all"].a_scored) == (2, 2, 4)
     # Each run alone, kept apart: not a delta over the same tasks.
     assert (c.own_levels["3"].a_scored, c.own_levels["3"].b_scored) == (1, 2)
-    assert c.own_levels["all"].a_accuracy == pytest.approx(3 / 5) and c.own_levels["all"].b_accuracy == pytest.approx(4 / 6)
+    assert c.own_levels["all"].a_accuracy == pytest.approx(3 / 5)
+    assert c.own_levels["all"].b_accuracy == pytest.approx(4 / 6)
 
 
 def test_runs_over_different_task_sets_compare_the_common_tasks_and_warn(tmp_path):

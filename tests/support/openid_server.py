@@ -28,7 +28,8 @@ from joserfc.jwk import RSAKey
 class OpenIdStandIn:
     """Authorize (auto-approves the configured user), token, userinfo and JWKS endpoints on a free port."""
 
-    def __init__(self, user: dict[str, Any], client_id: str = "client-id", client_secret: str = "client-secret") -> None:
+    def __init__(self, user: dict[str, Any], client_id: str = "client-id",
+                 client_secret: str = "client-secret") -> None:
         self.client_id, self.client_secret = client_id, client_secret
         self.user = {"sub": "6500000000000000000000aa", "name": user.get("preferred_username", "someone"),
                      "picture": "https://cdn-avatars.huggingface.co/v1/production/uploads/x.png",
@@ -103,7 +104,8 @@ class OpenIdStandIn:
                     back = query["redirect_uri"]
                     sep = "&" if "?" in back else "?"
                     self.send_response(302)
-                    self.send_header("Location", f"{back}{sep}{urllib.parse.urlencode({'code': code, 'state': query.get('state', '')})}")
+                    answer = urllib.parse.urlencode({"code": code, "state": query.get("state", "")})
+                    self.send_header("Location", f"{back}{sep}{answer}")
                     self.end_headers()
                     return None
                 return self._json(404, {"error": "Not Found"})
