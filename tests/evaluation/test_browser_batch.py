@@ -217,7 +217,8 @@ def test_a_browser_step_in_the_trace_carries_its_url_and_a_screenshot(tmp_path):
             release_engine(engine_config(settings))
         sent_to_model = [m for request in model.requests for m in request.body.get("messages", [])]
     results = [e for e in events if isinstance(e, ToolResult)]
-    assert [r.name for r in results] == ["browser_open", "browser_hover"]
+    # The scripted agent may look again (browser_snapshot) at a page still settling on a busy machine.
+    assert [r.name for r in results if r.name != "browser_snapshot"] == ["browser_open", "browser_hover"]
     assert all(r.thumbnail and r.thumbnail.startswith("data:image/jpeg;base64,") for r in results)
     assert "data:image/jpeg" in Solution.from_events(question, events).trace_jsonl()
     assert not any("data:image" in str(m.get("content")) for m in sent_to_model)

@@ -101,12 +101,15 @@ def test_requests_fail_at_once_while_unreachable_and_resume_when_the_server_come
 
 
 def test_a_request_that_finds_the_endpoint_gone_marks_it(monkeypatch) -> None:
-    port = free_port()
-    s = load_settings(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", RATE_LIMIT_RETRY_MAX=5)
-    monitor = EndpointMonitor(s)
-    client = ModelClient(s, ChatModels(s), endpoint=monitor, sleep=lambda _: None)
-    with pytest.raises(LLMCallError, match="after 2 attempts.*connection refused"):
-        client.request([HumanMessage(content="hi")])
+    # A port bound but not listening refuses connections, and no other xdist worker's server can take it meanwhile.
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        port = holder.getsockname()[1]
+        s = load_settings(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", RATE_LIMIT_RETRY_MAX=5)
+        monitor = EndpointMonitor(s)
+        client = ModelClient(s, ChatModels(s), endpoint=monitor, sleep=lambda _: None)
+        with pytest.raises(LLMCallError, match="after 2 attempts.*connection refused"):
+            client.request([HumanMessage(content="hi")])
     assert monitor.state is not None and monitor.state.unreachable
 
 
