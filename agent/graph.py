@@ -67,41 +67,44 @@ def build_graph(registry: ToolRegistry, *, raise_internal_errors: bool = False,
         assert isinstance(last, AIMessage)
         return {"messages": _run_tool_calls(last, registry, ctx, emit, raise_internal_errors=raise_internal_errors)}
 
-    def final_answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, emit = _begin(runtime)
-        if state.get("budget_exhausted"):
-            meter = ctx.limits.meter
-            emit(TokenBudgetExhausted(elapsed_s=ctx.elapsed(), tokens_used=meter.used, limit=meter.limit))
-        else:
-            emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=state.get("iterations", 0)))
-        request = HumanMessage(content=FINAL_ANSWER_REQUEST)
-        messages = _without_dangling_calls(list(state["messages"])) + [request]
-        update = _model_turn(ctx, emit, messages, state.get("iterations", 0), final=True)
-        replaced = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
-        update["messages"] = replaced + [request] + [m for m in update.get("messages", []) if m not in replaced]
-        return update
-
-    def should_continue(state: AgentState, runtime: Runtime[RunContext]) -> str:
-        if state.get("error"):
-            return END
-        last = state["messages"][-1]
-        if state.get("budget_exhausted") and not isinstance(last, AIMessage):
-            return "final_answer"  # the budget ran out between a tool result and the next step
-        if not isinstance(last, AIMessage) or not (last.tool_calls or last.invalid_tool_calls):
-            return END
-        if state.get("budget_exhausted") or state.get("iterations", 0) >= runtime.context.limits.max_iterations:
-            return "final_answer"
-        return "tools"
-
     graph = StateGraph(AgentState, context_schema=RunContext)
     graph.add_node("assistant", assistant)
     graph.add_node("tools", tools)
-    graph.add_node("final_answer", final_answer)
+    graph.add_node("final_answer", _final_answer)
     graph.add_edge(START, "assistant")
-    graph.add_conditional_edges("assistant", should_continue, ["tools", "final_answer", END])
+    graph.add_conditional_edges("assistant", _next_step, ["tools", "final_answer", END])
     graph.add_edge("tools", "assistant")
     graph.add_edge("final_answer", END)
     return graph.compile()
+
+
+def _final_answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """At the iteration cap or past the token budget: ask once for the best final answer, no more tools."""
+    ctx, emit = _begin(runtime)
+    if state.get("budget_exhausted"):
+        meter = ctx.limits.meter
+        emit(TokenBudgetExhausted(elapsed_s=ctx.elapsed(), tokens_used=meter.used, limit=meter.limit))
+    else:
+        emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=state.get("iterations", 0)))
+    request = HumanMessage(content=FINAL_ANSWER_REQUEST)
+    messages = _without_dangling_calls(list(state["messages"])) + [request]
+    update = _model_turn(ctx, emit, messages, state.get("iterations", 0), final=True)
+    replaced = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
+    update["messages"] = replaced + [request] + [m for m in update.get("messages", []) if m not in replaced]
+    return update
+
+def _next_step(state: AgentState, runtime: Runtime[RunContext]) -> str:
+    """After the assistant: run its tool calls, ask for the final answer (cap or budget), or end."""
+    if state.get("error"):
+        return END
+    last = state["messages"][-1]
+    if state.get("budget_exhausted") and not isinstance(last, AIMessage):
+        return "final_answer"  # the budget ran out between a tool result and the next step
+    if not isinstance(last, AIMessage) or not (last.tool_calls or last.invalid_tool_calls):
+        return END
+    if state.get("budget_exhausted") or state.get("iterations", 0) >= runtime.context.limits.max_iterations:
+        return "final_answer"
+    return "tools"
 
 
 def _begin(runtime: Runtime[RunContext]) -> tuple[RunContext, Callable[[Event], None]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
 from config import Settings
 
 
@@ -48,3 +50,21 @@ def _text(content: Any) -> str:
     if isinstance(content, list):
         return " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
     return content if isinstance(content, str) else ""
+
+
+def history_messages(history: list[dict] | None) -> list[BaseMessage]:
+    """Earlier chat turns as messages; anything that is not a user/assistant text turn is skipped."""
+    out: list[BaseMessage] = []
+    for turn in history or []:
+        content = turn.get("content") if isinstance(turn, dict) else None
+        if isinstance(content, list):  # Gradio may send content blocks
+            content = " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+        if not isinstance(content, str) or not content.strip():
+            continue
+        if (turn.get("metadata") or {}).get("title"):
+            continue  # a rendered trace step (tool call, RAG note) in the chat UI, not something said
+        if turn.get("role") == "user":
+            out.append(HumanMessage(content=content))
+        elif turn.get("role") == "assistant":
+            out.append(AIMessage(content=content))
+    return out

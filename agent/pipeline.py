@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextvars
-import dataclasses
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -28,23 +27,21 @@ from agent.answer import answer_from_messages
 from agent.budget import RunBudget, TokenMeter
 from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
 from agent.graph import build_graph, recursion_limit
-from agent.limits import question_too_long, trim_history
+from agent.limits import history_messages, question_too_long, trim_history
 from agent.prompts import SYSTEM_PROMPT, task_message
+from agent.redaction import redacted
 from agent.router import decide
 from agent.run_client import RunEvents, run_client
 from agent.state import AgentState, RunContext
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from config import Settings, get_settings, redact
-from models import ChatModels, EndpointMonitor, OpenGate, RequestGate, separate_vision_endpoint
+from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate, separate_vision_endpoint
 from models.context_window import WINDOWS
 from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
 from tools.registry import ToolRegistry, build_registry
 from tools.workspace import open_workspace
-
-_E = TypeVar("_E", bound=Event)
-
 
 # Threads that drive graph runs; idle ones are reused across runs.
 _RUNNER = cf.ThreadPoolExecutor(max_workers=256, thread_name_prefix="agent-run")
@@ -65,6 +62,19 @@ class _Request:
     """This run's iteration cap (None: MAX_ITERATIONS)."""
     spent_tokens: int = 0
     """Tokens earlier attempts at the same task spent (they count against MAX_TOKENS_PER_TASK)."""
+
+
+@dataclass(frozen=True)
+class _Loop:
+    """What the loop of one run starts from: the routed request, its first messages, its client and meters."""
+
+    request: _Request
+    messages: list[BaseMessage]
+    attachments: tuple[Path, ...]
+    client: ModelClient
+    trace: RunEvents
+    meter: TokenMeter
+    started: float
 
 
 @dataclass
@@ -207,11 +217,11 @@ class Pipeline:
         started = time.monotonic()
         try:
             for event in self._run(request, started, live):
-                yield self._redacted(event)
+                yield redacted(event, self.settings)
         except Exception as exc:  # noqa: BLE001 - the contract: no exception escapes a run
             message = f"internal error: {type(exc).__name__}: {exc}"
-            yield self._redacted(ErrorEvent(elapsed_s=round(time.monotonic() - started, 4), stage="pipeline",
-                                            message=message))
+            failed = ErrorEvent(elapsed_s=round(time.monotonic() - started, 4), stage="pipeline", message=message)
+            yield redacted(failed, self.settings)
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
               history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
@@ -228,8 +238,8 @@ class Pipeline:
         return Solution.from_events(question, events, task_id=task_id, file_path=path)
 
     def _run(self, request: _Request, started: float, live: bool) -> Iterator[Event]:
-        question, file_path, task_id, history = request.question, request.file_path, request.task_id, request.history
-        use_rag = request.use_rag
+        """Check the question, route it, then answer from RAG or run the loop."""
+        question, file_path, task_id = request.question, request.file_path, request.task_id
 
         def elapsed() -> float:
             return round(time.monotonic() - started, 4)
@@ -242,13 +252,13 @@ class Pipeline:
             return
         self.preload()
         parts, s = self._parts, self.settings
-        assert parts.registry is not None and parts.graph is not None
+        assert parts.registry is not None
 
         trace = RunEvents(s, started)  # the run's model calls and retries, routed to the current sink
         client = (run_client(s, parts.models, self.gate, parts.endpoint, trace, parts.vision_endpoint)
                   if parts.models is not None else None)
         decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
-                          active_tools=parts.registry.names, use_rag=use_rag, started=started, client=client)
+                          active_tools=parts.registry.names, use_rag=request.use_rag, started=started, client=client)
         meter = TokenMeter(s.MAX_TOKENS_PER_TASK, request.spent_tokens)  # every call: RAG hints, loop, tools' calls
         for event in trace.drain():
             meter.observe(event)
@@ -262,29 +272,39 @@ class Pipeline:
         if client is None:
             yield ErrorEvent(elapsed_s=elapsed(), stage="config", message=s.llm_missing_message())
             return
-
-        instruction = decision.file_route.instruction if decision.file_route else None
-        trimmed = trim_history(history, s)
+        trimmed = trim_history(request.history, s)
         if trimmed.dropped:
             yield HistoryTrimmed(elapsed_s=elapsed(), kept=len(trimmed.kept), dropped=trimmed.dropped,
                                  max_turns=s.CHAT_HISTORY_MAX_TURNS, max_chars=s.CHAT_HISTORY_MAX_CHARS)
-        messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *_history_messages(trimmed.kept),
+        instruction = decision.file_route.instruction if decision.file_route else None
+        messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *history_messages(trimmed.kept),
                                        HumanMessage(content=task_message(question, instruction, decision.rag_context))]
+        attachments = (Path(decision.file_route.path),) if decision.file_route else ()
+        loop = _Loop(request, messages, attachments, client, trace, meter, started)
+        final_state = yield from self._loop(loop, live)
+        if final_state.get("error"):
+            return  # the node already emitted the ErrorEvent; the answer stays empty
+        yield self._answer(final_state.get("messages", []), elapsed())
+
+    def _loop(self, loop: _Loop, live: bool) -> Generator[Event, None, dict[str, Any]]:
+        """Run the LangGraph loop in the run's workspace, yielding its events as they happen; the final state."""
+        s, parts, request = self.settings, self._parts, loop.request
+        assert parts.graph is not None
         inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        workspace = open_workspace(s, task_id or "run")
-        tool_context = ToolContext(attachments=(Path(decision.file_route.path),) if decision.file_route else (),
-                                   task_id=task_id, workspace=workspace, readable=request.readable,
-                                   confined=request.confine, model=client)
+        workspace = open_workspace(s, request.task_id or "run")
+        tool_context = ToolContext(attachments=loop.attachments, task_id=request.task_id, workspace=workspace,
+                                   readable=request.readable, confined=request.confine, model=loop.client)
 
         def counted(event: Event) -> None:  # tools' model calls (vision) count against the run's tokens too
-            meter.observe(event)
+            loop.meter.observe(event)
             inbox.put(event)
 
-        trace.sink = counted
+        loop.trace.sink = counted
         window = WINDOWS.get(s, probe=parts.endpoint is not None)  # a scripted in-process model has no server
-        budget = RunBudget.for_run(s, window, workspace, request.max_iterations, meter)
-        ctx = RunContext(settings=s, client=client, tools=tool_context, started=started, emit=inbox.put, budget=budget)
-        graph = parts.graph
+        budget = RunBudget.for_run(s, window, workspace, request.max_iterations, loop.meter)
+        ctx = RunContext(settings=s, client=loop.client, tools=tool_context, started=loop.started, emit=inbox.put,
+                         budget=budget)
+        graph, messages = parts.graph, loop.messages
         config: RunnableConfig = {"recursion_limit": recursion_limit(budget.max_iterations)}
 
         def drive() -> None:
@@ -308,41 +328,17 @@ class Pipeline:
             ctx.cancelled.set()  # the caller stopped listening: end the run at the next node
         if item.error is not None:
             raise item.error
-        final_state: dict[str, Any] = item.state or {}
-        if final_state.get("error"):
-            return  # the node already emitted the ErrorEvent; the answer stays empty
-        final_messages = final_state.get("messages", [])
+        return item.state or {}
+
+    def _answer(self, final_messages: list[Any], elapsed_s: float) -> AnswerExtracted:
+        """The answer the final messages hold; a tool call written as text is never one."""
+        assert self._parts.registry is not None
         answer, method, raw = answer_from_messages(final_messages)
         how: str = method  # AnswerExtracted.method also names outcomes that are no extraction rule
-        if raw and find_text_tool_calls(raw, tool_argument_names(parts.registry.tools)) is not None:
-            answer, how = "", "unrun_tool_call"  # a call written as text is never the answer
-        yield AnswerExtracted(elapsed_s=elapsed(), answer=answer, raw=raw, method=how,
-                              truncated=_answer_was_cut(final_messages, raw))
-
-    def _redacted(self, event: _E) -> _E:
-        """The event with every secret value masked in its text fields."""
-        changes: dict[str, Any] = {}
-        for f in dataclasses.fields(event):
-            value = getattr(event, f.name)
-            if isinstance(value, str):
-                clean = redact(value, self.settings)
-                if clean != value:
-                    changes[f.name] = clean
-            elif isinstance(value, (dict, list)):
-                text = repr(value)
-                if redact(text, self.settings) != text:
-                    changes[f.name] = _redact_deep(value, self.settings)
-        return dataclasses.replace(event, **changes) if changes else event
-
-
-def _redact_deep(value: Any, settings: Settings) -> Any:
-    if isinstance(value, str):
-        return redact(value, settings)
-    if isinstance(value, dict):
-        return {k: _redact_deep(v, settings) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_deep(v, settings) for v in value]
-    return value
+        if raw and find_text_tool_calls(raw, tool_argument_names(self._parts.registry.tools)) is not None:
+            answer, how = "", "unrun_tool_call"
+        return AnswerExtracted(elapsed_s=elapsed_s, answer=answer, raw=raw, method=how,
+                               truncated=_answer_was_cut(final_messages, raw))
 
 
 def _answer_was_cut(messages: list[Any], raw: str) -> bool:
@@ -351,24 +347,6 @@ def _answer_was_cut(messages: list[Any], raw: str) -> bool:
         if isinstance(msg, AIMessage) and message_text(msg) == raw and raw:
             return (msg.response_metadata or {}).get("finish_reason") == "length"
     return False
-
-
-def _history_messages(history: list[dict] | None) -> list[BaseMessage]:
-    """Earlier chat turns as messages; anything that is not a user/assistant text turn is skipped."""
-    out: list[BaseMessage] = []
-    for turn in history or []:
-        content = turn.get("content") if isinstance(turn, dict) else None
-        if isinstance(content, list):  # Gradio may send content blocks
-            content = " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
-        if not isinstance(content, str) or not content.strip():
-            continue
-        if (turn.get("metadata") or {}).get("title"):
-            continue  # a rendered trace step (tool call, RAG note) in the chat UI, not something said
-        if turn.get("role") == "user":
-            out.append(HumanMessage(content=content))
-        elif turn.get("role") == "assistant":
-            out.append(AIMessage(content=content))
-    return out
 
 
 def _model_name(llm: Any, settings: Settings) -> str:

@@ -18,7 +18,11 @@ does, via the `RequestGate` protocol), so the whole batch speaks to the provider
   through, and it shrinks again slowly while no 429 comes;
 - **one queue for tokens**: requests waiting for the token budget are admitted in arrival order (a
   large prompt is not overtaken forever by small ones), and one larger than the whole budget goes
-  alone once the budget is full (the provider's window empty);
+  alone once the budget is full (the provider's window empty); waiters look again whenever an answer or
+  a 429 moves a budget, so a refund is used at once rather than after a slot computed before it;
+- **the provider's count is exact**: a refused request is not in it, a request larger than the budget
+  shows as remaining 0 (its reset tells how far below zero), and a 429 message's per-minute 'Used'
+  never overrides what the headers say of the burst;
 - **on 429** everyone pauses until the server's `Retry-After` (or a default backoff) and restarts
   spaced out, so a limit hit by one task never turns into a retry storm that fails another.
 """
@@ -55,6 +59,8 @@ class RateLimiter:
     """How many of the latest successes measure the pace the provider allows."""
     RESET_S = 10.0
     """A Retry-After longer than this is a quota reset (a per-minute window refilling), not a pace."""
+    STOP_POLL_S = 0.25
+    """Longest a waiter goes without looking at the run's stop event."""
     TOKEN_BURST_S = 1.0
     """Without headers, a configured or learnt token budget is assumed to let one second's worth through at once."""
 
@@ -81,6 +87,8 @@ class RateLimiter:
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        """Notified whenever the budgets or the queue change: waiters look again at once."""
         self._next_at = float("-inf")
         self._paused_until = float("-inf")
         self._episode_until = float("-inf")
@@ -117,10 +125,10 @@ class RateLimiter:
         tokens = float(estimated_tokens) + self._completion_mean if estimated_tokens else 0.0
         first: float | None = None
         place: int | None = None
-        try:
-            while True:
-                self._check_stop()
-                with self._lock:
+        with self._lock:
+            try:
+                while True:
+                    self._check_stop()
                     now = self._clock()
                     if self._started is None:
                         self._started = now
@@ -129,18 +137,17 @@ class RateLimiter:
                                self._token_slot(tokens, place, now),
                                self._log.ready_at(now) if self._log is not None else now)
                     if slot <= now + 1e-6:
-                        # Waiters re-check on waking: an answer or a 429 may have moved the budgets meanwhile.
                         self._admit(tokens, now, first)
                         return
                     if place is None and tokens and self._tokens.known:
                         self._waiters += 1
                         place = self._waiters
                         self._queue.append((place, tokens))
-                self._wait(slot - now)
-        finally:
-            if place is not None:
-                with self._lock:
+                    self._wait(slot - now)
+            finally:
+                if place is not None:
                     self._queue = deque(item for item in self._queue if item[0] != place)
+                    self._changed.notify_all()  # the next in the queue may go now
 
     def take_thread_wait(self) -> float:
         """Seconds this thread's requests waited in `acquire` since the last call (a task's own wait)."""
@@ -181,6 +188,7 @@ class RateLimiter:
                     self._apply_headers(info, ticket, now)
             if now - self._last_limited >= self._calm_s and self._interval > self._floor:
                 self._interval = max(self._floor, self._interval * (1.0 - self._recovery))
+            self._changed.notify_all()
 
     def on_rate_limited(self, retry_after: float | None, info: ResponseInfo | None = None) -> None:
         """A 429: everyone pauses until Retry-After; the budgets follow the provider's numbers, if any.
@@ -194,15 +202,18 @@ class RateLimiter:
             ticket = self._take_ticket()
             explained = False
             if ticket is not None:  # refused: the provider never counted it
+                asked = ticket.tokens
                 self._requests.refund(ticket.requests, now)
                 self._tokens.refund(ticket.tokens, now)
                 if self._log is not None:
                     self._log.refund(ticket.at)
+                self._tickets.forget(ticket)  # before the headers: what they count holds everything but this one
                 if info is not None:
-                    explained = self._apply_headers(info, ticket, now) | self._apply_notice(info, ticket, now)
+                    announced = self._apply_headers(info, ticket, now)
+                    # The headers' count is exact; a message's 'Used' is per minute, not of the burst the bucket holds.
+                    explained = bool(announced) | self._apply_notice(info, ticket, now, skip=announced, asked=asked)
                 if not explained and not self._requests.known and not self.known_rpm:
                     explained = self._learn_window(ticket, now, retry_after)
-                self._tickets.forget(ticket)
             pause = max(0.0, retry_after if retry_after is not None else self._no_hint_pause)
             self._rejected_wait += pause
             self._paused_until = max(self._paused_until, now + pause)
@@ -212,6 +223,7 @@ class RateLimiter:
                 self._widen(now, retry_after)
             self._episode_until = self._paused_until + self._interval
             self._next_at = self._paused_until
+            self._changed.notify_all()
 
     # -- introspection ----------------------------------------------------------------------------
     @property
@@ -269,21 +281,22 @@ class RateLimiter:
             self._tokens.refund(ticket.tokens - counted, now)  # what the estimate missed (or overshot)
             ticket.tokens = float(counted)
 
-    def _apply_headers(self, info: ResponseInfo, ticket: Ticket, now: float) -> bool:
-        """Sync both budgets to `x-ratelimit-*`; True when the provider announced any."""
+    def _apply_headers(self, info: ResponseInfo, ticket: Ticket, now: float) -> set[Kind]:
+        """Sync both budgets to `x-ratelimit-*`; the kinds the provider announced."""
         later_requests, later_tokens = self._tickets.after(ticket)
-        found = False
+        found: set[Kind] = set()
         budgets: tuple[tuple[Kind, Bucket, float, float], ...] = (
             ("requests", self._requests, 1.0, later_requests), ("tokens", self._tokens, ticket.tokens, later_tokens))
         for kind, bucket, cost, later in budgets:
             announced = budget(info.headers, kind)
             if announced is None:
                 continue
-            found = True
+            found.add(kind)
             rate = announced.rate_per_s
             if rate:
-                seen = (announced.remaining or 0.0) + cost  # the level before this request took its share
-                capacity = max(bucket.capacity if bucket.synced else 0.0, seen, 1.0)
+                seen = _capacity_seen(announced.remaining, announced.reset_s, rate, cost)
+                guess = 0.0 if bucket.known else max(cost, rate * self.TOKEN_BURST_S)  # nothing proven yet
+                capacity = max(bucket.capacity if bucket.synced else 0.0, seen or guess, 1.0)
                 bucket.learn(rate, min(capacity, announced.limit or capacity), now)
                 if kind == "requests":  # the provider's own numbers replace spacing guesses
                     self._floor = self._interval = 0.0
@@ -293,19 +306,23 @@ class RateLimiter:
                 if announced.reset_s is not None and bucket.known:
                     # "until full" in ms pins down the fraction the whole-number remaining rounds away
                     precise = bucket.capacity - announced.reset_s * bucket.rate
-                    if announced.remaining - 0.01 <= precise < announced.remaining + 1:
+                    # ... and, behind a remaining of 0, how far below zero a request larger than the budget took it
+                    if announced.remaining - 0.01 <= precise < announced.remaining + 1 or \
+                            (announced.remaining <= 0 and precise < 0):
                         level = precise
                 bucket.sync(level, ticket, later, now)
         return found
 
-    def _apply_notice(self, info: ResponseInfo, ticket: Ticket, now: float) -> bool:
-        """Learn a limit a 429's message names; True when it named one."""
+    def _apply_notice(self, info: ResponseInfo, ticket: Ticket, now: float, *, skip: set[Kind], asked: float) -> bool:
+        """Learn a limit a 429's message names (unless its kind is in `skip`: the headers told it); True if named."""
         notice = limit_from_message(info.message)
         if notice is None:
             return False
+        if notice.kind in skip:
+            return True
         if notice.kind == "tokens":
             if not self._tokens.known:
-                self._tokens.learn(notice.rate_per_s, max(notice.rate_per_s * self.TOKEN_BURST_S, ticket.tokens), now)
+                self._tokens.learn(notice.rate_per_s, max(notice.rate_per_s * self.TOKEN_BURST_S, asked), now)
             if notice.remaining is not None:
                 later = self._tickets.after(ticket)[1]
                 self._tokens.sync(notice.remaining, ticket, later, now)
@@ -355,13 +372,33 @@ class RateLimiter:
             raise RunStopped("the run was stopped; request not sent")
 
     def _wait(self, seconds: float) -> None:
-        if self._sleep is not None:
-            self._sleep(seconds)
-        elif self._stop is not None:
-            if self._stop.wait(seconds):
-                raise RunStopped("the run was stopped; request not sent")
+        """Wait (the lock released) until `seconds` pass or a budget changes; then the waiter checks again.
+
+        An answer or a 429 may move the budgets either way (a refund, a sync, a pause), so waiters are woken
+        by every change rather than holding the slot they computed; the stop event is checked at least
+        every STOP_POLL_S.
+        """
+        if self._sleep is not None:  # an injected clock (tests): time passes only by sleeping
+            self._lock.release()
+            try:
+                self._sleep(seconds)
+            finally:
+                self._lock.acquire()
         else:
-            time.sleep(seconds)
+            self._changed.wait(min(seconds, self.STOP_POLL_S) if self._stop is not None else seconds)
+
+
+def _capacity_seen(remaining: float | None, reset_s: float | None, rate: float, cost: float) -> float | None:
+    """The least capacity an answer's numbers prove; None when they prove nothing.
+
+    Only a positive remaining says what the level was: the provider shows a level run negative by a request
+    larger than the budget (sent alone into the empty window) as 0, so remaining + cost would overstate it.
+    The reset ("until full") then gives the capacity itself: remaining + reset * rate.
+    """
+    if not remaining or remaining <= 0:
+        return None
+    seen = remaining + cost  # the level before this request took its share
+    return max(seen, remaining + reset_s * rate) if reset_s is not None else seen
 
 
 class StartSpacer:

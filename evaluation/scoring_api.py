@@ -165,16 +165,6 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
     errors: list[str] = []
     solutions: dict[str, Solution] = {}
 
-    def download(sample: Sample) -> Sample:
-        if not sample.file_name:
-            return sample
-        try:
-            path = client.download_file(sample.task_id, out / "files", sample.file_name)
-        except ScoringAPIError as exc:
-            errors.append(f"{sample.task_id}: attachment {sample.file_name} not downloaded: {exc}")
-            return sample
-        return replace(sample, file_path=path)
-
     def submit(record: TaskRecord, solution: Solution) -> None:
         record.level = levels[record.task_id]
         solutions[record.task_id] = solution
@@ -186,7 +176,7 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
 
     limiter = RateLimiter.from_settings(settings, stop=stop)
     loop = TaskLoop(pipeline.with_gate(limiter), settings, Checkpoint(out / CHECKPOINT_NAME, session="api"), stop,
-                    use_rag=use_rag, prepare=download, on_record=submit)
+                    use_rag=use_rag, prepare=_downloader(client, out / "files", errors), on_record=submit)
     tracker = ProgressTracker(len(questions))
     notify(on_progress, tracker.progress())
     samples = [Sample(task_id=q.task_id, question=q.question, level=q.level or 0, final_answer="?",
@@ -205,6 +195,22 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
                           errors=_unique([*errors, *client.problems]))
     _write_outputs(result, settings)
     return result
+
+
+def _downloader(client: ScoringAPIClient, folder: Path, errors: list[str]) -> Callable[[Sample], Sample]:
+    """A task's `prepare`: its attachment fetched into `folder`; a failed download is an error, the task still runs."""
+
+    def download(sample: Sample) -> Sample:
+        if not sample.file_name:
+            return sample
+        try:
+            path = client.download_file(sample.task_id, folder, sample.file_name)
+        except ScoringAPIError as exc:
+            errors.append(f"{sample.task_id}: attachment {sample.file_name} not downloaded: {exc}")
+            return sample
+        return replace(sample, file_path=path)
+
+    return download
 
 
 def _unique(items: list[str]) -> list[str]:

@@ -168,18 +168,22 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
         events.append(ErrorEvent(stage="stopped", message=STOPPED_NOTE,
                                  elapsed_s=events[-1].elapsed_s if events else 0.0))
     solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
-    messages = head + render_trace(events)
-    verdict = ""
-    expected = str(getattr(task, "final_answer", ""))
-    if stopped:
-        verdict = "⏹️ Stopped: no verdict (the partial trace is downloadable)."
-    elif task is not None and getattr(task, "has_answer", False):
-        verdict_msg = verdict_message(scorer_named(scorer)(solution.answer, expected), expected)
-        messages.append(verdict_msg)
-        verdict = str(verdict_msg.content)
-    elif solution.error and not solution.answer:
-        verdict = f"❌ {shown(solution.error)}"
+    shown_verdict, verdict = _verdict(solution, task, scorer, stopped)
+    messages = head + render_trace(events) + ([shown_verdict] if shown_verdict is not None else [])
     yield messages, solution.answer, verdict, write_trace(solution)
+
+
+def _verdict(solution: Solution, task: Any, scorer: str, stopped: bool) -> tuple[gr.ChatMessage | None, str]:
+    """The verdict message for the chat (a picked task's score) and the verdict box's text."""
+    if stopped:
+        return None, "⏹️ Stopped: no verdict (the partial trace is downloadable)."
+    if task is not None and getattr(task, "has_answer", False):
+        expected = str(getattr(task, "final_answer", ""))
+        message = verdict_message(scorer_named(scorer)(solution.answer, expected), expected)
+        return message, str(message.content)
+    if solution.error and not solution.answer:
+        return None, f"❌ {shown(solution.error)}"
+    return None, ""
 
 
 def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: tuple[Path, ...] = ()) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from evaluation.limiter import RateLimiter
@@ -64,3 +67,71 @@ def test_a_429_with_headers_syncs_the_budget():
     lim.acquire()
     assert clock.now == pytest.approx(101.0, rel=0.001)
     assert lim.interval_s == 0.0
+
+
+def tokens_headers(remaining: int, reset: str) -> dict[str, str]:
+    return headers(48000, remaining, reset, "tokens")  # 800 tokens/s; the server's burst is what the reset shows
+
+
+def test_a_request_larger_than_the_budget_goes_alone_and_leaves_the_learnt_budget_its_size():
+    clock = FakeClock()
+    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    lim.acquire(1000)
+    lim.on_success(ResponseInfo(tokens_headers(3000, "1.25s"), prompt_tokens=1000, estimated_prompt_tokens=1000))
+    lim.acquire(6000)  # 4,000 at once (3,000 left, full in 1.25 s): this one goes alone once the window is empty
+    big = clock.now
+    assert 101.25 <= big <= 101.6
+    # The provider shows the level it took below zero as remaining 0 and a reset of (4,000 + 2,000) / 800 s:
+    # neither a 6,000-token budget nor an empty one.
+    lim.on_success(ResponseInfo(tokens_headers(0, "7.5s"), prompt_tokens=6000, estimated_prompt_tokens=6000))
+    lim.acquire(4000)
+    assert 7.5 <= clock.now - big <= 9.0
+    assert lim.stats().tokens_per_minute == pytest.approx(48000)
+
+
+def test_a_429_message_does_not_override_the_token_count_its_headers_give():
+    clock = FakeClock()
+    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    lim.acquire(1000)
+    lim.on_success(ResponseInfo(tokens_headers(3000, "1.25s"), prompt_tokens=1000, estimated_prompt_tokens=1000))
+    lim.acquire(1000)
+    # 'Used 4000' of a per-minute 'Limit 48000' would read as 44,000 left; the headers say the burst is spent.
+    lim.on_rate_limited(5.0, ResponseInfo(tokens_headers(0, "5s"), estimated_prompt_tokens=1000, message=(
+        "Rate limit reached on tokens per min (TPM): Limit 48000, Used 4000, Requested 1000.")))
+    lim.acquire(4000)  # a full budget's worth: refilled at a little under 800/s, not at once after the pause
+    assert clock.now - 100.0 >= 5.4
+
+
+def test_waiters_for_tokens_go_in_arrival_order_and_a_large_one_is_not_overtaken():
+    lim = RateLimiter(0, tokens_per_minute=600)  # 10 tokens/s, 10 at once
+    lim.acquire(10)  # the budget is spent
+    order: list[str] = []
+
+    def ask(name: str, tokens: int) -> None:
+        lim.acquire(tokens)
+        order.append(name)
+
+    large = threading.Thread(target=ask, args=("large", 30))  # more than the budget holds: alone, once it is full
+    large.start()
+    while not lim._queue:  # the large request is waiting in the queue
+        time.sleep(0.01)
+    small = [threading.Thread(target=ask, args=(f"small{i}", 2)) for i in range(3)]
+    for thread in small:
+        thread.start()
+    for thread in [large, *small]:
+        thread.join(timeout=60)  # a stall fails here, not by hanging the suite
+    assert order[0] == "large" and sorted(order[1:]) == ["small0", "small1", "small2"]
+    assert not lim._queue
+
+
+def test_a_refused_request_is_not_counted_into_the_budget_its_429_headers_show():
+    clock = FakeClock()
+    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    lim.acquire(1000)
+    lim.on_success(ResponseInfo(tokens_headers(3000, "1.25s"), prompt_tokens=1000, estimated_prompt_tokens=1000))
+    lim.acquire(6000)
+    refused = clock.now
+    # The provider's window was not quite empty: refused, with the level it holds without this request.
+    lim.on_rate_limited(1.0, ResponseInfo(tokens_headers(3900, "125ms"), estimated_prompt_tokens=6000))
+    lim.acquire(6000)  # the budget holds 4,000 (not 3,900 + 6,000): it goes alone after the pause
+    assert clock.now - refused == pytest.approx(1.0, abs=0.2)

@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool, tool
 from config import Settings
 from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
-from tools.paging import Document, run_cache
+from tools.paging import Document, PageCache, run_cache
 from tools.search.base import USER_AGENT, ProviderError, request_json
 from tools.textio import html_to_markdown
 from tools.web.dates import day_bound, iso
@@ -195,7 +195,6 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
                                 "WIKIPEDIA_API_URL is empty; set it to a MediaWiki API, "
                                 "e.g. https://en.wikipedia.org/w/api.php.")
     timeout_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)
-    max_chars = settings.MAX_FILE_SIZE
 
     @tool
     def wikipedia_page(title: str, config: RunnableConfig, as_of: str = "",  # noqa: D417 - config is injected
@@ -216,36 +215,10 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         if not name:
             raise ToolFailure("no title given. Pass the article's title, e.g. \"Mercedes Sosa\".", "bad_arguments")
         moment = iso(day_bound(as_of, end=True, what="as_of")) if (as_of or "").strip() else None
-        wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s, settings.HTTP_USER_AGENT)
         cache = run_cache(ToolContext.of(config).work)
 
         def make() -> Document:
-            nonlocal wiki
-            try:
-                found = wiki.revisions(name, moment, None, 1, time.monotonic() + timeout_s)
-            except InterwikiTitle as jump:
-                there = jump.language_wiki(wiki.api_url)
-                if there is None:
-                    raise
-                wiki = MediaWiki(there[0], timeout_s, settings.HTTP_USER_AGENT)  # the same project in that language
-                found = wiki.revisions(there[1], moment, None, 1, time.monotonic() + timeout_s)
-                found.redirect_note = f"(the language link {name!r}, read on {there[0]})"
-            if not found.items:
-                raise ToolFailure(f"{found.title!r} has no revision at or before {moment}: the article did not exist "
-                                  "yet. Try a later date.", "not_found")
-            rev = found.items[0]
-            link = wiki.permalink(found.title, rev.revid)
-            text = html_to_markdown(wiki.render(rev.revid), url=wiki.article_url(found.title), main_content_only=False,
-                                    links=True)
-            when = f"as of {as_of.strip()} (latest revision at or before {moment})" if moment else "current revision"
-            head = "\n".join(filter(None, [f"Wikipedia: {found.title} — {when} {found.redirect_note}".rstrip(),
-                                           f"Revision {rev.revid} of {rev.timestamp} by {rev.user}",
-                                           f"Permalink: {link}"]))
-            doc = Document(link, text,
-                           f'wikipedia_page(title="{name}", as_of="{(as_of or "").strip()}", page={{page}})',
-                           max_chars, head=head)
-            cache.put(f"url:{link}", doc)  # find_in_page(source=permalink) searches this revision
-            return doc
+            return _read_revision(settings, name, moment, as_of, cache)
 
         return cache.get_or_make(f"wiki:{settings.WIKIPEDIA_API_URL}:{name}:{moment}", make).page(page)
 
@@ -271,15 +244,50 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
             raise ToolFailure(f"start ({start}) is after end ({end}). Swap them.", "bad_arguments")
         wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s, settings.HTTP_USER_AGENT)
         found = wiki.revisions(name, newest, oldest, None, time.monotonic() + timeout_s - 1.0)
-        count = len(found.items)
-        span = f"from {oldest or 'the first revision'} to {newest or 'now'}"
-        first = f"{count} revision{'s' if count != 1 else ''}" + ("" if found.complete else
-                                                                   " or more (counting stopped at the time limit)")
-        lines = [first, f"of the Wikipedia article {found.title!r} {span}, inclusive {found.redirect_note}".rstrip()]
-        lines += [_line(r) for r in found.items[:LIST_SHOWN]]
-        if count > LIST_SHOWN:
-            lines.append(f"…[{count - LIST_SHOWN} older revisions not listed, "
-                         f"the oldest of {found.items[-1].timestamp}; narrow start/end to list them]")
-        return "\n".join(lines)
+        return _revisions_reply(found, oldest, newest)
 
     return [wikipedia_page, wikipedia_revisions]
+
+
+def _read_revision(settings: Settings, name: str, moment: str | None, as_of: str, cache: PageCache) -> Document:
+    """The article's revision at `moment` (latest when None) as a paged Document, found again by its permalink."""
+    timeout_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)
+    wiki = MediaWiki(settings.WIKIPEDIA_API_URL, timeout_s, settings.HTTP_USER_AGENT)
+    try:
+        found = wiki.revisions(name, moment, None, 1, time.monotonic() + timeout_s)
+    except InterwikiTitle as jump:
+        there = jump.language_wiki(wiki.api_url)
+        if there is None:
+            raise
+        wiki = MediaWiki(there[0], timeout_s, settings.HTTP_USER_AGENT)  # the same project in that language
+        found = wiki.revisions(there[1], moment, None, 1, time.monotonic() + timeout_s)
+        found.redirect_note = f"(the language link {name!r}, read on {there[0]})"
+    if not found.items:
+        raise ToolFailure(f"{found.title!r} has no revision at or before {moment}: the article did not exist "
+                          "yet. Try a later date.", "not_found")
+    rev = found.items[0]
+    link = wiki.permalink(found.title, rev.revid)
+    text = html_to_markdown(wiki.render(rev.revid), url=wiki.article_url(found.title), main_content_only=False,
+                            links=True)
+    when = f"as of {as_of.strip()} (latest revision at or before {moment})" if moment else "current revision"
+    head = "\n".join(filter(None, [f"Wikipedia: {found.title} — {when} {found.redirect_note}".rstrip(),
+                                   f"Revision {rev.revid} of {rev.timestamp} by {rev.user}",
+                                   f"Permalink: {link}"]))
+    doc = Document(link, text, f'wikipedia_page(title="{name}", as_of="{(as_of or "").strip()}", page={{page}})',
+                   settings.MAX_FILE_SIZE, head=head)
+    cache.put(f"url:{link}", doc)  # find_in_page(source=permalink) searches this revision
+    return doc
+
+
+def _revisions_reply(found: Revisions, oldest: str | None, newest: str | None) -> str:
+    """'N revisions', the span, then the newest LIST_SHOWN of them, one line each."""
+    count = len(found.items)
+    span = f"from {oldest or 'the first revision'} to {newest or 'now'}"
+    first = f"{count} revision{'s' if count != 1 else ''}" + ("" if found.complete else
+                                                               " or more (counting stopped at the time limit)")
+    lines = [first, f"of the Wikipedia article {found.title!r} {span}, inclusive {found.redirect_note}".rstrip()]
+    lines += [_line(r) for r in found.items[:LIST_SHOWN]]
+    if count > LIST_SHOWN:
+        lines.append(f"…[{count - LIST_SHOWN} older revisions not listed, "
+                     f"the oldest of {found.items[-1].timestamp}; narrow start/end to list them]")
+    return "\n".join(lines)
