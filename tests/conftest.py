@@ -1,10 +1,11 @@
-"""Test-wide guards: no calls home, no hub downloads, no stray .env, no connection outside loopback.
+"""Test-wide guards: no calls home, no hub downloads, no stray .env, no connection outside loopback, no tool bug.
 
 Also how the tests are grouped on pytest-xdist workers (tests/support/xdist_groups.py).
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,22 @@ from tests.support.xdist_groups import (  # noqa: E402
 )
 
 socket_guard.install()
+
+
+class _ToolBugs(logging.Handler):
+    """Collects the executor's "internal error in tool" records: a tool's bug, which the agent only reads as text."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("internal error in tool"):
+            self.seen.append(self.format(record))
+
+
+_TOOL_BUGS = _ToolBugs()
+logging.getLogger("tools.executor").addHandler(_TOOL_BUGS)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -61,6 +78,21 @@ def _stays_on_loopback():
     refused = socket_guard.take_violations()
     if refused:
         pytest.fail("connection outside loopback refused:\n" + "\n".join(refused), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _tool_bugs_fail_the_test(request):
+    """A tool that raised an unexpected exception in this process fails the test (unless it is marked `tool_bug`).
+
+    The agent turns such a bug into an observation and goes on (`tools.executor.run_tool`), so a test of the
+    agent would otherwise pass over it; the pipeline's `raise_internal_errors` stays a parameter for the tests
+    that want the run itself to end.
+    """
+    _TOOL_BUGS.seen.clear()
+    yield
+    seen, _TOOL_BUGS.seen[:] = list(_TOOL_BUGS.seen), []
+    if seen and request.node.get_closest_marker("tool_bug") is None:
+        pytest.fail("a tool raised an internal error (a bug):\n" + "\n".join(seen), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

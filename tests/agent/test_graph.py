@@ -128,6 +128,7 @@ def test_unknown_tool_lists_the_available_ones() -> None:
     assert sol.answer == "none"
 
 
+@pytest.mark.tool_bug
 def test_a_bug_in_a_tool_is_an_internal_error_the_run_survives(caplog) -> None:
     pipe, model = run([tool_call("explode", text="x"), ai("FINAL ANSWER: recovered")])
     sol = pipe.solve("try")
@@ -138,6 +139,7 @@ def test_a_bug_in_a_tool_is_an_internal_error_the_run_survives(caplog) -> None:
     assert "internal error in tool explode" in caplog.text and "RuntimeError: boom" in caplog.text  # traceback logged
 
 
+@pytest.mark.tool_bug
 def test_a_pipeline_asked_to_raise_internal_errors_ends_the_run_on_a_tool_bug() -> None:
     settings = load_settings(RAG_ENABLED=False)
     model = ScriptedChatModel(script=[tool_call("explode", text="x"), ai("FINAL ANSWER: recovered")])
@@ -147,6 +149,7 @@ def test_a_pipeline_asked_to_raise_internal_errors_ends_the_run_on_a_tool_bug() 
     assert not any(isinstance(e, ToolResult) for e in sol.events)  # no observation: the bug ended the run
 
 
+@pytest.mark.tool_bug
 def test_a_bug_in_a_tool_fails_its_test() -> None:
     from tools.executor import run_tool
 
