@@ -75,7 +75,7 @@ def test_a_refused_request_is_asked_once_per_task_and_not_re_run(tmp_path):
 @pytest.mark.timeout(300)  # a stall fails here instead of holding the suite
 def test_a_token_capped_batch_with_a_prompt_larger_than_the_cap_ends(tmp_path):
     plans = plain_mix(6)
-    limits = Limits(rpm=600, burst=4, tpm=48_000, token_burst_s=5.0, headers=True)  # 4,000 tokens per 5 s
+    limits = Limits(rpm=600, burst=4, tpm=96_000, token_burst_s=2.5, headers=True)  # 4,000 at once, 1,600/s
     with ScriptedOpenAI(lambda body: bench_script(body, plans), latency=0.02, limits=limits) as srv:
         settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
                                  RAG_INDEX_DIR=tmp_path / "rag", MAX_QUESTION_CHARS=40_000)

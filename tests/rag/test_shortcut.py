@@ -20,9 +20,13 @@ def _entries(pairs) -> list[Entry]:
     return [Entry(question=q, answer=f"answer {i}", task_id=f"task-{i}", source="test") for i, q in enumerate(stored)]
 
 
-@pytest.fixture
-def calibration_kb(make_kb):
-    return make_kb(_entries(RETYPED + PARAPHRASES + [(a, b) for a, b, _ in NEAR_MISSES]))
+@pytest.fixture(scope="module")
+def calibration_kb(tmp_path_factory, embedder):
+    """One knowledge base for the module's lookups, which only read it (encoding it was most of each test's time)."""
+    settings = load_settings(RAG_INDEX_DIR=tmp_path_factory.mktemp("calibration") / "index")
+    kb = FaissKnowledgeBase(settings, embedder=embedder)
+    kb.add(_entries(RETYPED + PARAPHRASES + [(a, b) for a, b, _ in NEAR_MISSES]))
+    return kb
 
 
 def _answer_of(kb: FaissKnowledgeBase, question: str) -> str:

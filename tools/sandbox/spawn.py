@@ -2,7 +2,8 @@
 
 A `Child` owns what the call holds besides the process: its uid lease (root only, see `uids.py`) and
 its working directory (landlock, degraded; bwrap's is a tmpfs that vanishes with it). `close()` kills
-every process of the call, then gives both back. The interpreter waits for its program on stdin, so
+every process of the call, then gives both back (the folder is deleted, then the uid released, in the
+background: the call's reply does not wait for it). The interpreter waits for its program on stdin, so
 a child can be started ahead of time as a warm spare (`pool.py`).
 """
 
@@ -14,6 +15,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -67,10 +69,28 @@ class Child:
                 with contextlib.suppress(OSError):
                     pipe.close()
         self.proc.wait()
-        if self.lease is not None:
-            self.lease.release()
         if self.workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            # Deleting 10,000 small files takes seconds on a busy disk: off the reply's path. The uid is held
+            # until its files are gone, so no later call running as that uid ever sees them.
+            _retire(self.workdir, self.lease)
+        elif self.lease is not None:
+            self.lease.release()
+
+
+def _remove_then_release(workdir: str, held: UidLease | None) -> None:
+    shutil.rmtree(workdir, ignore_errors=True)
+    if held is not None:
+        held.release()
+
+
+def _retire(workdir: str, held: UidLease | None) -> None:
+    """The call's folder gone from its path at once (renamed), deleted in the background, then the uid released."""
+    gone = f"{workdir}.removing"
+    try:
+        os.rename(workdir, gone)
+    except OSError:
+        gone = workdir  # delete it where it is
+    threading.Thread(target=_remove_then_release, args=(gone, held), name="sandbox-cleanup").start()
 
 
 def _kill_uid(uid: int) -> None:
