@@ -45,6 +45,7 @@ def build_access_row(settings: Settings, session: gr.State) -> gr.Markdown:
 def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
     """The header and the three tabs around one shared (lazily loaded) runtime; each builder wires its own events."""
     # delete_cache: every hour, drop served files (traces, uploads, run downloads) older than two hours.
+    blocks: gr.Blocks  # gr.Blocks.__enter__ is unannotated (Any)
     with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, CACHE_MAX_AGE_S)) as blocks:
         build_header(blocks, runtime)
         # The visitor's own files (uploads, runs, download copies), removed when their session ends.

@@ -52,7 +52,7 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def history_messages(history: list[dict] | None) -> list[BaseMessage]:
+def history_messages(history: list[dict[str, Any]] | None) -> list[BaseMessage]:
     """Earlier chat turns as messages; anything that is not a user/assistant text turn is skipped."""
     out: list[BaseMessage] = []
     for turn in history or []:

@@ -54,7 +54,7 @@ class _Request:
     question: str
     file_path: str | None
     task_id: str | None
-    history: list[dict] | None
+    history: list[dict[str, Any]] | None
     use_rag: bool
     confine: bool
     readable: tuple[Path, ...]
@@ -201,7 +201,7 @@ class Pipeline:
 
     # -- running ----------------------------------------------------------------------------------
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
-               history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
+               history: list[dict[str, Any]] | None = None, use_rag: bool = True, confine: bool = True,
                readable: Sequence[str | Path] = (), max_iterations: int | None = None) -> Iterator[Event]:
         """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent.
 
@@ -224,7 +224,7 @@ class Pipeline:
             yield redacted(failed, self.settings)
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
-              history: list[dict] | None = None, use_rag: bool = True, confine: bool = True,
+              history: list[dict[str, Any]] | None = None, use_rag: bool = True, confine: bool = True,
               readable: Sequence[str | Path] = (), max_iterations: int | None = None,
               spent_tokens: int = 0) -> Solution:
         """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`.

@@ -130,7 +130,7 @@ def make_bench_tool(plans: list[TaskPlan]) -> BaseTool:
     return bench_tool
 
 
-def bench_script(body: dict, plans: list[TaskPlan] | None = None) -> Any:
+def bench_script(body: dict[str, Any], plans: list[TaskPlan] | None = None) -> Any:
     """Task i: call bench_tool for each planned step, then answer 2i."""
     text = first_user_text(body)
     i = int(text.split("Bench task ", 1)[1].split(":", 1)[0])

@@ -56,7 +56,7 @@ def make_page_tool(page_chars: int) -> BaseTool:
 
 
 def script(steps: int) -> Any:
-    def answer(body: dict) -> Reply:
+    def answer(body: dict[str, Any]) -> Reply:
         done = len(tool_results(body))
         if done < steps and body.get("tools"):
             return call("read_page", n=done)

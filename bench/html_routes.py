@@ -46,7 +46,8 @@ def _page_links(html: str) -> set[str]:
             if n.get("href") or n.get("src")}
 
 
-def score(markdown: str, page_links: set[str], expected_links: set[str], expected_words: set[str]) -> tuple:
+def score(markdown: str, page_links: set[str], expected_links: set[str],
+          expected_words: set[str]) -> tuple[int, int, int, float]:
     """(expected links kept, broken targets, boilerplate characters, recall) of one output."""
     targets = _targets(markdown)
     kept = sum(1 for t in set(targets) if t in expected_links)

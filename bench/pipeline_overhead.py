@@ -18,7 +18,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -37,8 +37,14 @@ from tests.support.openai_server import Reply, ScriptedOpenAI, call, say  # noqa
 from tools.calculator import evaluate, format_result, make_calculator_tools  # noqa: E402
 from tools.registry import build_registry  # noqa: E402
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import AIMessage
+    from langchain_core.runnables import Runnable
+    from langchain_core.tools import BaseTool
 
-def script(body: dict) -> Reply:
+
+def script(body: dict[str, Any]) -> Reply:
     """Ask for the calculator once, then answer from its result."""
     results = [m["content"] for m in body["messages"] if m.get("role") == "tool"]
     if not results:
@@ -89,7 +95,7 @@ def run_bare(client: openai.OpenAI, model: str, tools: list[Any], qs: list[str])
     return time.perf_counter() - start
 
 
-def run_langchain(model, tool, qs: list[str]) -> float:
+def run_langchain(model: Runnable[LanguageModelInput, AIMessage], tool: BaseTool, qs: list[str]) -> float:
     """The same conversation through ChatOpenAI alone (no graph, no events): how much is LangChain's share."""
     start = time.perf_counter()
     for q in qs:

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -79,7 +80,7 @@ def timed_subprocess(code: str) -> float:
     return time.perf_counter() - start
 
 
-def build_index(index_dir: Path, entries: int, real: int) -> dict:
+def build_index(index_dir: Path, entries: int, real: int) -> dict[str, float]:
     import numpy as np
 
     from rag.embeddings import get_embedder
@@ -113,7 +114,7 @@ def build_index(index_dir: Path, entries: int, real: int) -> dict:
     return {"encode_1000_s": per_1000_encode, "add_1000_s": per_1000_add, "save_s": time.perf_counter() - start}
 
 
-def compare_lookup(index_dir: Path, queries: int) -> dict:
+def compare_lookup(index_dir: Path, queries: int) -> dict[str, Any]:
     """Interleaved: kb.lookup vs embedder encode + index.search on the same loaded index."""
     import numpy as np
 
@@ -159,7 +160,7 @@ def calibration() -> None:
     settings = load_settings()
     embedder = get_embedder("")
 
-    def sims(pairs):
+    def sims(pairs: list[tuple[str, str]]) -> list[tuple[float, bool]]:
         out = []
         for stored, asked in pairs:
             v = embedder.encode([stored, asked])

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from config import load_settings  # noqa: E402
+from config import Settings, load_settings  # noqa: E402
 from tests.support.research_site import long_article  # noqa: E402
 from tests.support.web_server import LocalWebServer, Reply  # noqa: E402
 from tools.context import ToolContext  # noqa: E402
@@ -44,7 +44,7 @@ def tokens(text: str) -> int:
     return round(len(text) / CHARS_PER_TOKEN)
 
 
-def place_fact(settings, server, work_root: Path) -> int:
+def place_fact(settings: Settings, server: LocalWebServer, work_root: Path) -> int:
     """The paragraph index at which the fact lands on TARGET_PAGE (found by reading the real tool's pages)."""
     low, high = 0, PARAGRAPHS - 1
     while low <= high:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluation.records import TaskRecord
 
@@ -118,7 +119,7 @@ def session_wall_time(sessions: dict[str, list[TaskRecord]]) -> float:
     return round(total, 3)
 
 
-def write_jsonl_atomic(path: Path, rows: list[dict]) -> Path:
+def write_jsonl_atomic(path: Path, rows: list[dict[str, Any]]) -> Path:
     """Write rows as JSONL through a temporary file and a rename (a kill never leaves half a file)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")

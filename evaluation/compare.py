@@ -10,6 +10,7 @@ accuracy (over all it scored) is kept in `own_levels`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,8 @@ class Comparison:
 
     def to_markdown(self) -> str:
         """A short report: the task sets, the level table over the common tasks, then fixed and regressed tasks."""
-        pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"  # noqa: E731
-        pts = lambda v: "n/a" if v is None else f"{100 * v:+.1f} pts"  # noqa: E731
+        pct: Callable[[float | None], str] = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+        pts: Callable[[float | None], str] = lambda v: "n/a" if v is None else f"{100 * v:+.1f} pts"  # noqa: E731
         lines = ["# Run comparison", "", f"- A: `{self.run_a}`", f"- B: `{self.run_b}`",
                  f"- compared over **{self.common} task(s) scored in both**: fixed {len(self.fixed)}, regressed "
                  f"{len(self.regressed)}, unchanged {len(self.unchanged)} ({self.unchanged_correct} correct in both); "

@@ -55,7 +55,7 @@ def _attachment_never_read(solution: Solution, called: set[str]) -> bool:
     return False
 
 
-def _short(text: Any, limit: int) -> str:
+def _short(text: object, limit: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

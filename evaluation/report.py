@@ -112,7 +112,7 @@ def _points(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:+.1f} pts"
 
 
-def _cell(text: Any, limit: int = 60) -> str:
+def _cell(text: object, limit: int = 60) -> str:
     text = " ".join(str(text if text is not None else "").split()).replace("|", "\\|")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote
 
 import httpx
@@ -20,6 +20,7 @@ import httpx
 from evaluation.task_ids import task_id_problem
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class ScoringAPIError(RuntimeError):
@@ -87,7 +88,8 @@ class ScoringAPIClient:
 
         return self._request("GET", f"/files/{task_id}", parse, ok_statuses=(404,))
 
-    def submit(self, username: str, agent_code: str, answers: Sequence[Mapping[str, str]] | Mapping[str, str]) -> dict:
+    def submit(self, username: str, agent_code: str,
+               answers: Sequence[Mapping[str, str]] | Mapping[str, str]) -> dict[str, Any]:
         """POST /submit; `answers` as [{task_id, submitted_answer}] or {task_id: answer}. Returns the verdict."""
         if isinstance(answers, Mapping):
             answers = [{"task_id": t, "submitted_answer": a} for t, a in answers.items()]
@@ -95,7 +97,7 @@ class ScoringAPIClient:
                    "answers": [{"task_id": a["task_id"], "submitted_answer": str(a["submitted_answer"])}
                                for a in answers]}
 
-        def parse(response: httpx.Response) -> dict:
+        def parse(response: httpx.Response) -> dict[str, Any]:
             data = response.json()
             if not isinstance(data, dict) or not isinstance(data.get("correct_count"), int):
                 raise ValueError("the verdict has no integer correct_count")
@@ -104,8 +106,8 @@ class ScoringAPIClient:
         return self._request("POST", "/submit", parse, json=payload)
 
     # -- the retry loop -------------------------------------------------------------------------------
-    def _request(self, method: str, path: str, parse: Callable[[httpx.Response], Any], *,
-                 ok_statuses: tuple[int, ...] = (), **kwargs: Any) -> Any:
+    def _request(self, method: str, path: str, parse: Callable[[httpx.Response], T], *,
+                 ok_statuses: tuple[int, ...] = (), **kwargs: Any) -> T:
         url = self.base_url + path
         last = ""
         for attempt in range(self.retries + 1):

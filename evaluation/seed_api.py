@@ -45,7 +45,7 @@ class TextAgentAdapter:
         return self
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
-              history: list[dict] | None = None, use_rag: bool = True) -> Solution:
+              history: list[dict[str, Any]] | None = None, use_rag: bool = True) -> Solution:
         """Call the agent once with the question (and the attachment's path) and extract its final answer."""
         prompt = question if not file_path else f"{question}\n\nThe task comes with the file {file_path}."
         start = time.monotonic()

@@ -22,7 +22,7 @@ class CompatibleChatOpenAI(ChatOpenAI):
     """`ChatOpenAI` whose request bodies every OpenAI-compatible server accepts (see the module docstring)."""
 
     def _get_request_payload(self, input_: LanguageModelInput, *, stop: list[str] | None = None,
-                             **kwargs: Any) -> dict:
+                             **kwargs: Any) -> dict[str, Any]:
         payload = super()._get_request_payload(input_, stop=stop, **kwargs)
         for message in payload.get("messages") or []:
             if isinstance(message, dict) and message.get("role") == "assistant" and message.get("content") is None:

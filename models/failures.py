@@ -17,7 +17,7 @@ import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import httpx2
 import openai
@@ -101,7 +101,7 @@ def next_delay(failure: Failure, earlier: Sequence[Failure], settings: Settings)
         return None
     if failure.retry_after_s is not None:
         return failure.retry_after_s
-    return settings.RATE_LIMIT_RETRY_BASE_DELAY * (2 ** len(earlier))
+    return cast(float, settings.RATE_LIMIT_RETRY_BASE_DELAY * (2 ** len(earlier)))
 
 
 def is_permanent(failure: Failure, earlier: Sequence[Failure]) -> bool:

@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 
 from config import ConfigError, load_settings
 from rag.shortcut import FaissKnowledgeBase
@@ -54,13 +55,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _knowledge_base(index_dir: str | None) -> FaissKnowledgeBase:
-    overrides: dict = {"RAG_ENABLED": True}  # the CLI is an explicit request to use the index
+    overrides: dict[str, object] = {"RAG_ENABLED": True}  # the CLI is an explicit request to use the index
     if index_dir:
         overrides["RAG_INDEX_DIR"] = index_dir
     return FaissKnowledgeBase(load_settings(**overrides))
 
 
-def _result_json(result: LookupResult) -> dict:
+def _result_json(result: LookupResult) -> dict[str, Any]:
     best = result.best
     return {"tier": result.tier, "answer": result.answer, "similarity": best.similarity if best else 0.0,
             "matched_question": best.question if best else None, "task_id": best.task_id if best else None}

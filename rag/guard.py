@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 _SMALL = {w: i for i, w in enumerate(
@@ -188,7 +189,7 @@ def _number_words(words: list[str]) -> list[str]:
     return values
 
 
-def _numbers(text: str) -> tuple[Counter, set[str], set[str]]:
+def _numbers(text: str) -> tuple[Counter[str], set[str], set[str]]:
     """(multiset of numbers and ordinals, dates, month/weekday names) found in `text`."""
     low = text.casefold()
     dates: set[str] = set()
@@ -198,7 +199,7 @@ def _numbers(text: str) -> tuple[Counter, set[str], set[str]]:
     for a, b, y in _SLASH_DATE_RE.findall(low):
         dates.add(f"{int(a)}/{int(b)}" + (f"/{y}" if y else ""))
     low = _SLASH_DATE_RE.sub(" ", low)
-    found: Counter = Counter()
+    found: Counter[str] = Counter()
     for whole in _ORDINAL_DIGITS_RE.findall(low):
         found[f"#{int(whole)}"] += 1
     low = _ORDINAL_DIGITS_RE.sub(" ", low)
@@ -249,7 +250,7 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.casefold().replace("n't", " not")))
 
 
-def _show(values) -> str:
+def _show(values: Iterable[object]) -> str:
     items = sorted(values, key=str)
     return ", ".join(str(v) for v in items) if items else "none"
 

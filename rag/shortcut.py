@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from config import Settings
 from rag import guard
@@ -98,7 +99,7 @@ class FaissKnowledgeBase:
                 f"but EMBEDDING_MODEL gives {self.embedder.model_id}; "
                 f"set EMBEDDING_MODEL back or {rebuild_hint(self.store.directory)}")
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         """Counts by source and level, the model and the directory."""
         entries = self.store.entries()
         by_source: dict[str, int] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from gaia_layout import LayoutError, find_split_dir, int_or_none, metadata_files, read_split, text
 from rag.store import Entry
@@ -32,7 +33,7 @@ def find_gaia_metadata(directory: Path | str, split: str) -> Path:
         raise SourceError(str(exc)) from None
 
 
-def _read_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
+def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:

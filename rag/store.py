@@ -88,7 +88,7 @@ class VectorStore:
         self._lock = threading.RLock()
         self._index: Any = None  # a faiss Index / IndexIDMap (SWIG classes; their methods are untyped)
         self._entries: dict[int, Entry] = {}
-        self._manifest: dict = {}
+        self._manifest: dict[str, Any] = {}
         self._stamp: tuple[int, int, int] | None = None  # manifest (inode, mtime_ns, size) of the loaded state
         self._dirty = False  # unsaved changes in memory: do not reload over them
         self._task_ids: dict[str, list[int]] | None = None  # task_id -> entry ids, rebuilt after changes

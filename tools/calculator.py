@@ -11,7 +11,7 @@ import ast
 import math
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.tools import BaseTool, tool
 
@@ -62,7 +62,7 @@ def evaluate(expression: str) -> int | float | bool:
     except SyntaxError as exc:
         raise CalculatorError(f"cannot parse {text!r}: {exc.msg}. Use numbers, + - * / // % **, parentheses "
                               "and math functions like sqrt(2).") from None
-    return _eval(tree.body)
+    return cast("int | float | bool", _eval(tree.body))
 
 
 def _eval(node: ast.AST) -> Any:

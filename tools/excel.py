@@ -12,7 +12,7 @@ import csv
 import io
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
@@ -143,7 +143,7 @@ def _rgb(colour: Any, theme: list[str]) -> str | None:
     if kind == "rgb" and isinstance(colour.rgb, str):
         return colour.rgb[-6:].upper()
     if kind == "indexed" and isinstance(colour.indexed, int) and colour.indexed < len(COLOR_INDEX):
-        return COLOR_INDEX[colour.indexed][-6:].upper()
+        return cast(str, COLOR_INDEX[colour.indexed][-6:].upper())
     if kind == "theme" and isinstance(colour.theme, int) and colour.theme < len(theme):
         return _tint(theme[colour.theme], colour.tint or 0.0)
     return None

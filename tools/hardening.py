@@ -20,4 +20,5 @@ def make_non_dumpable() -> bool:
         return False
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    return libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+    dumpable: int = libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
+    return dumpable == 0

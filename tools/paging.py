@@ -110,7 +110,7 @@ class Document:
 
 def _page_number(page: object) -> int:
     try:
-        number = int(page)  # type: ignore[call-overload]
+        number: int = int(page)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         raise ToolFailure(f"page must be a whole number (1 for the first page), not {page!r}.",
                           "bad_arguments") from None

@@ -11,6 +11,7 @@ import codecs
 import re
 import time
 from collections.abc import Callable
+from typing import cast
 
 CONVERT_BUDGET_S = 8.0
 """Past this, HTML conversion stops at the fastest route (plain text) instead of the fullest."""
@@ -130,7 +131,7 @@ def _markdownify(html: str, keep_images: bool, deadline: float) -> str:
     for head in root.findall("head"):
         root.remove(head)
     if time.monotonic() > deadline:
-        return root.text_content()
+        return cast(str, root.text_content())
     return markdownify(lxml.html.tostring(root, encoding="unicode"), heading_style="ATX", escape_underscores=False,
                        table_infer_header=True,
                        strip=[] if keep_images else ["img"])

@@ -16,7 +16,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from config import Settings
 from tools.errors import ToolFailure
@@ -65,7 +65,7 @@ class Workspace:
         with self._lock:
             if key not in self._objects:
                 self._objects[key] = factory()
-            return self._objects[key]
+            return cast(T, self._objects[key])
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Call `callback` when the run ends, before its directory goes (a browser context shared across calls)."""

@@ -191,24 +191,26 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     h = BatchHandlers(demo, settings, runtime)
 
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
-    def evaluate(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                 username, scorer_name, control_state, visitor: Session, iterations=None,
+    def evaluate(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
+                 concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
+                 control_state: BatchControl, visitor: Session, iterations: Any = None,
                  profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
-                 progress=gr.Progress()):  # noqa: B008 - gradio injects it
+                 progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects it
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
                          use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False)
 
-    def resume(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-               username, scorer_name, control_state, visitor: Session, run_dir=None, iterations=None,
+    def resume(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
+               concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
+               control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
                profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
-               progress=gr.Progress()):  # noqa: B008 - gradio injects both
+               progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
                          use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=True,
                            resume_dir=run_dir or None)
 
-    def compare_visible(run_a, run_b, visitor: Session):
+    def compare_visible(run_a: str | None, run_b: str | None, visitor: Session) -> str:
         return compare(run_a, run_b, settings, visitor)
 
     _wire(demo, settings, tab, h, evaluate, resume, compare_visible, session)

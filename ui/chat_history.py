@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 
 def _file_path(part: Any) -> str | None:
     if isinstance(part, dict):
         if part.get("type") == "file" and isinstance(part.get("file"), dict):
-            return part["file"].get("path")
+            return cast("str | None", part["file"].get("path"))
         if "path" in part and isinstance(part["path"], str):
             return part["path"]
     if isinstance(part, (list, tuple)) and part and isinstance(part[0], str) and Path(part[0]).suffix:

@@ -33,7 +33,7 @@ def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[
 def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> None:
     """The tab's chat interface (inside the caller's `gr.Blocks`); `/chat` for API clients."""
     with gr.Tab("💬 Chat", id="chat"):
-        def chat(message, history, visitor: Session):
+        def chat(message: Any, history: list[Any], visitor: Session) -> Iterator[list[gr.ChatMessage]]:
             yield from chat_turn(settings, runtime, message, history, visitor)
 
         chatbot = gr.Chatbot(height=560, elem_id="chatbot", placeholder="Ask anything; attach a file with 📎.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ from ui.access import refusal_for
 from ui.background import AskControl
 from ui.batch import SCORER_CHOICES, load_samples
 from ui.budget_fields import iteration_ceiling, run_iterations
-from ui.debug import ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
+from ui.debug import AskOutput, ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.forms import LEVELS, SOURCE_LABELS, AskForm, PickForm, source_of
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
@@ -141,8 +142,9 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     with gr.Tab("🔎 Debug one question", id="debug"):
         t = _layout(settings)
 
-    def ask(question, file, picked_task, use_rag, scorer_name, control_state, visitor: Session, iterations=None,
-            profile: gr.OAuthProfile | None = None):
+    def ask(question: str, file: Any, picked_task: Any, use_rag: bool, scorer_name: str | None,
+            control_state: AskControl | None, visitor: Session, iterations: Any = None,
+            profile: gr.OAuthProfile | None = None) -> Iterator[AskOutput]:
         form = AskForm(question, file, picked_task, use_rag)
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
             yield [gr.ChatMessage(role="assistant", content=refused)], "", refused, None
@@ -157,20 +159,21 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             if stop is not None:
                 stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
 
-    def halt(control_state):
+    def halt(control_state: AskControl) -> None:
         control_state.stop.set()
 
-    def preview(file, picked_task, visitor: Session):
+    def preview(file: Any, picked_task: Any, visitor: Session) -> str:
         visitor.note_upload(file)
         return preview_attachment(runtime, file, picked_task, readable=visitor.readable)
 
-    def lookup(question, picked_task, profile: gr.OAuthProfile | None):
+    def lookup(question: str, picked_task: Any, profile: gr.OAuthProfile | None) -> Iterator[str]:
         may_spend = refusal_for(settings, profile) is None  # checked before any hint model request
         # The first lookup loads the embedding model (tens of seconds on a small CPU): say so while it does.
         yield from call_with_notes(lambda: rag_lookup(runtime, question, picked_task, may_spend=may_spend),
                                    _lookup_note)
 
-    def load_tasks(source, split, level, data_dir, visitor: Session, profile: gr.OAuthProfile | None):
+    def load_tasks(source: str, split: str, level: Any, data_dir: str, visitor: Session,
+                   profile: gr.OAuthProfile | None) -> tuple[gr.Dropdown, list[list[Any]], list[Any], str]:
         form = PickForm(source, split, level, data_dir)
         try:
             local = source_of(form.source) == "local"

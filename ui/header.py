@@ -53,7 +53,7 @@ def build_header(demo: gr.Blocks, runtime: Runtime) -> None:
             tools_md = gr.Markdown(runtime.tools_markdown())
     timer = gr.Timer(1.0)
 
-    def refresh_status():
+    def refresh_status() -> tuple[gr.Accordion, str, str, gr.Timer]:
         if runtime.settings.APP_PRELOAD:
             runtime.start()  # reload mode (`gradio app.py`) never calls main(): the first page starts the load
         now = runtime.status()
@@ -67,4 +67,6 @@ def build_header(demo: gr.Blocks, runtime: Runtime) -> None:
     outputs = [line, details, tools_md, timer]
     demo.load(refresh_status, None, outputs, api_visibility="private", queue=False)
     timer.tick(refresh_status, None, outputs, api_visibility="private", queue=False)
-    gr.api(status_text, api_name="status", queue=False)
+    # gradio imports `api` from gradio.events but leaves it out of its __all__: strict mypy (no implicit re-export)
+    # rejects `gr.api`; the project's non-strict config accepts it, hence unused-ignore too.
+    gr.api(status_text, api_name="status", queue=False)  # type: ignore[attr-defined, unused-ignore]

@@ -41,7 +41,7 @@ def free_port(host: str = LOOPBACK) -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_http_200(url: str, timeout: float, proc: subprocess.Popen | None = None) -> float:
+def wait_http_200(url: str, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> float:
     """Poll `url` until it answers 200; return the seconds it took. Raise if the process died or time ran out."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:

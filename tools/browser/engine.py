@@ -89,7 +89,7 @@ class BrowserEngine:
     def call(self, fn: Callable[[Any], T], timeout: float) -> T:
         """`fn(browser)` run on the browser thread; ToolFailure when it does not finish within `timeout`."""
         self._start()
-        future: cf.Future[Any] = cf.Future()
+        future: cf.Future[T] = cf.Future()
         self._jobs.put((fn, future))
         try:
             return future.result(timeout=timeout)

@@ -24,7 +24,7 @@ Spawn = Callable[[], Child]
 MAX_SPARES = 4
 
 
-def _identity(path: str) -> tuple:
+def _identity(path: str) -> tuple[str, int | None, int | None, int | None]:
     try:
         st = os.stat(path)
     except OSError:
@@ -32,7 +32,7 @@ def _identity(path: str) -> tuple:
     return (path, st.st_size, st.st_mtime_ns, st.st_mode)
 
 
-def attachment_key(paths: list[str]) -> tuple:
+def attachment_key(paths: list[str]) -> tuple[tuple[str, int | None, int | None, int | None], ...]:
     """Identity of the attachments and the workspace as the sandbox would bind them (a directory's files included)."""
     key = []
     for p in paths:

@@ -70,8 +70,9 @@ _DENIED = (
 
 def _program(app_pid: int, pgid: int) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k) with jump targets resolved (labels are strings while building)."""
-    ops: list[tuple | str] = [(_LD_W_ABS, 0, 0, _OFF_ARCH), (_JEQ, 0, "kill", _AUDIT_ARCH_X86_64),
-                        (_LD_W_ABS, 0, 0, _OFF_NR), (_JGE, "eperm", 0, _X32_BIT)]
+    ops: list[tuple[int, int | str, int | str, int] | str] = [
+        (_LD_W_ABS, 0, 0, _OFF_ARCH), (_JEQ, 0, "kill", _AUDIT_ARCH_X86_64),
+        (_LD_W_ABS, 0, 0, _OFF_NR), (_JGE, "eperm", 0, _X32_BIT)]
     ops += [(_JEQ, "eperm", 0, _SOCKET), (_JEQ, "socketpair", 0, _SOCKETPAIR)]
     ops += [(_JEQ, "clone", 0, _CLONE), (_JEQ, "enosys", 0, _CLONE3)]  # clone3: libc falls back to clone
     ops += [(_JEQ, "no_effect", 0, nr) for nr in _NO_EFFECT]
@@ -96,7 +97,7 @@ def _program(app_pid: int, pgid: int) -> list[tuple[int, int, int, int]]:
             "enosys", (_RET, 0, 0, _RET_ERRNO | _ENOSYS), "no_effect", (_RET, 0, 0, _RET_ERRNO | 0),
             "kill", (_RET, 0, 0, _RET_KILL_PROCESS)]
     labels: dict[str, int] = {}
-    code: list[tuple] = []
+    code: list[tuple[int, int | str, int | str, int]] = []
     for op in ops:
         if isinstance(op, str):
             labels[op] = len(code)

@@ -134,7 +134,7 @@ def describe(frames: list[Keyframe], model: ToolModel, settings: Settings, quest
               f"{listing}\nFor each frame write exactly one line 'Frame N: ' followed by a short description of "
               f"what it shows (people, objects, actions, on-screen text, numbers).{ask}")
     images = [SourceImage(f.image, f"frame at {clock(f.at)}") for f in frames]
-    box: dict[str, Any] = {}
+    box: dict[str, str] = {}
 
     def call() -> None:
         try:

@@ -6,6 +6,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from tools.audio import LazyWhisper, Segment, decode, speech_segments
 from tools.errors import ToolFailure
@@ -33,7 +34,7 @@ def transcribe_track(whisper: LazyWhisper, ffmpeg: str | None, file: Path, durat
     return segments, label
 
 
-def _first_part(ffmpeg: str, file: Path, seconds: float, deadline: float):  # noqa: ANN202 - numpy array
+def _first_part(ffmpeg: str, file: Path, seconds: float, deadline: float) -> Any:  # a numpy array
     with tempfile.TemporaryDirectory(prefix="video-audio-") as tmp:
         wav = Path(tmp) / "audio.wav"
         try:

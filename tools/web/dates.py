@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import UTC, datetime
+from typing import cast
 
 from tools.errors import ToolFailure
 
@@ -43,7 +44,7 @@ def _parse(value: str, what: str) -> datetime:
     try:
         from dateutil import parser
 
-        return parser.parse(value, default=datetime(2000, 1, 1))
+        return cast(datetime, parser.parse(value, default=datetime(2000, 1, 1)))
     except (ImportError, ValueError, OverflowError):
         raise ToolFailure(f"{what} {value!r} is not a date. Write it as YYYY-MM-DD (e.g. 2022-06-30), YYYY-MM or YYYY.",
                           "bad_arguments") from None
