@@ -73,11 +73,17 @@ def tokens_headers(remaining: int, reset: str) -> dict[str, str]:
     return headers(48000, remaining, reset, "tokens")  # 800 tokens/s; the server's burst is what the reset shows
 
 
-def test_a_request_larger_than_the_budget_goes_alone_and_leaves_the_learnt_budget_its_size():
+def synced_to_a_4000_token_burst() -> tuple[RateLimiter, FakeClock]:
+    """A limiter after one answer whose headers show 800 tokens/s, 3,000 of a 4,000 burst left (full in 1.25 s)."""
     clock = FakeClock()
     lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
     lim.acquire(1000)
     lim.on_success(ResponseInfo(tokens_headers(3000, "1.25s"), prompt_tokens=1000, estimated_prompt_tokens=1000))
+    return lim, clock
+
+
+def test_a_request_larger_than_the_budget_goes_alone_and_leaves_the_learnt_budget_its_size():
+    lim, clock = synced_to_a_4000_token_burst()
     lim.acquire(6000)  # 4,000 at once (3,000 left, full in 1.25 s): this one goes alone once the window is empty
     big = clock.now
     assert 101.25 <= big <= 101.6
@@ -90,10 +96,7 @@ def test_a_request_larger_than_the_budget_goes_alone_and_leaves_the_learnt_budge
 
 
 def test_a_429_message_does_not_override_the_token_count_its_headers_give():
-    clock = FakeClock()
-    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
-    lim.acquire(1000)
-    lim.on_success(ResponseInfo(tokens_headers(3000, "1.25s"), prompt_tokens=1000, estimated_prompt_tokens=1000))
+    lim, clock = synced_to_a_4000_token_burst()
     lim.acquire(1000)
     # 'Used 4000' of a per-minute 'Limit 48000' would read as 44,000 left; the headers say the burst is spent.
     lim.on_rate_limited(5.0, ResponseInfo(tokens_headers(0, "5s"), estimated_prompt_tokens=1000, message=(
@@ -125,10 +128,7 @@ def test_waiters_for_tokens_go_in_arrival_order_and_a_large_one_is_not_overtaken
 
 
 def test_a_refused_request_is_not_counted_into_the_budget_its_429_headers_show():
-    clock = FakeClock()
-    lim = RateLimiter(0, clock=clock, sleep=clock.sleep)
-    lim.acquire(1000)
-    lim.on_success(ResponseInfo(tokens_headers(3000, "1.25s"), prompt_tokens=1000, estimated_prompt_tokens=1000))
+    lim, clock = synced_to_a_4000_token_burst()
     lim.acquire(6000)
     refused = clock.now
     # The provider's window was not quite empty: refused, with the level it holds without this request.
