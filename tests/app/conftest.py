@@ -110,3 +110,15 @@ def app_server(model_server, scoring_api, tmp_path_factory):
     """The app, preloading, pointed at the scripted server; an empty RAG index, outputs in a temp folder."""
     with AppServer(app_env(model_server, scoring_api, tmp_path_factory.mktemp("app"))) as app:
         yield app
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium, one per browser test module (each module's tests share it)."""
+    from tests.support.chromium import CHROMIUM, FLAGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield chromium
+        chromium.close()

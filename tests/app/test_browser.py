@@ -16,19 +16,13 @@ import pytest
 
 from tests.app.conftest import app_env
 from tests.support.app_server import ROOT, AppServer, base_env
+from tests.support.chromium import BROWSER_MARKS
 from tests.support.gaia_fixture import FIXTURE_TASKS
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots" if os.environ.get("UPDATE_SCREENSHOTS") == "1"
          else Path(tempfile.gettempdir()) / "gaia-harness-screenshots")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.integration,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
@@ -39,15 +33,6 @@ def app_server(model_server, scoring_api, gaia_dir, tmp_path_factory):
                     str(tmp / "rag_index")], cwd=ROOT, env=base_env(), check=True, capture_output=True, timeout=120)
     with AppServer(app_env(model_server, scoring_api, tmp)) as app:
         yield app
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture()

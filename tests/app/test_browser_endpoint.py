@@ -8,21 +8,13 @@ the failure naming the URL.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.support.app_server import AppServer, free_port
+from tests.support.chromium import BROWSER_MARKS, CHROMIUM, FLAGS
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.integration,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def test_dead_endpoint_is_red_in_the_header_and_a_question_fails_fast(tmp_path) -> None:

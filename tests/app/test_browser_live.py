@@ -12,7 +12,6 @@ Times are printed for the closing note, not asserted (the machine may be loaded)
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 from gradio_client import Client
@@ -20,26 +19,10 @@ from gradio_client import Client
 from tests.app.conftest import scripted_reply
 from tests.app.test_browser import _shot
 from tests.support.app_server import AppServer, free_port
+from tests.support.chromium import BROWSER_MARKS
 from tests.support.openai_server import ScriptedOpenAI
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.integration,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture()

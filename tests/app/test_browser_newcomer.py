@@ -10,22 +10,10 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import last_user_text
-from tests.app.test_browser import CHROMIUM, FLAGS, _shot
+from tests.app.test_browser import _shot
+from tests.support.chromium import BROWSER_MARKS
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.integration,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
+pytestmark = BROWSER_MARKS
 
 
 def _open(browser, app_server, width=1400, height=1000):
