@@ -45,7 +45,6 @@ if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
 
 
-
 class RunStopped(RuntimeError):
     """Raised by `acquire()` once the run's stop event is set: the request is not sent."""
 
@@ -399,28 +398,3 @@ def _capacity_seen(remaining: float | None, reset_s: float | None, rate: float, 
         return None
     seen = remaining + cost  # the level before this request took its share
     return max(seen, remaining + reset_s * rate) if reset_s is not None else seen
-
-
-class StartSpacer:
-    """Minimum gap between task starts (`BATCH_QUESTION_DELAY` when a batch runs one task at a time)."""
-
-    def __init__(self, min_gap: float, *, stop: threading.Event | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.min_gap = max(0.0, min_gap)
-        self._stop = stop
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._next_at = float("-inf")
-
-    def wait_turn(self) -> bool:
-        """Block until the next task may start; False if the run was stopped meanwhile."""
-        with self._lock:
-            now = self._clock()
-            slot = max(now, self._next_at)
-            self._next_at = slot + self.min_gap
-        delay = slot - now
-        if delay > 0:
-            if self._stop is not None:
-                return not self._stop.wait(delay)
-            time.sleep(delay)
-        return not (self._stop is not None and self._stop.is_set())

@@ -29,13 +29,14 @@ from config import Settings
 from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, session_wall_time
 from evaluation.cost_cap import CostCap
 from evaluation.dataset import Sample, load_split
-from evaluation.limiter import RateLimiter, StartSpacer
+from evaluation.limiter import RateLimiter
 from evaluation.ordering import plan_order, recorded_durations
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
 from evaluation.run_info import RunInfo, read_run_info, update_run_info, with_recorded_selection, write_run_info
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
+from evaluation.start_spacer import StartSpacer
 from evaluation.submission import check_submission
 from evaluation.task_loop import (  # noqa: F401 - Progress and build_record: re-exported for callers of the runner
     Progress,

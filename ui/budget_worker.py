@@ -39,13 +39,14 @@ def _tool(settings: Settings, name: str) -> Any:
 
 def preview(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
     """Run the reading tool `args["tool"]` on `args["path"]`, confined like a run, in a workspace of its own."""
+    path = Path(args["path"])
+    if (problem := file_problem(path, Caps.of(settings))) is not None:
+        return {"ok": False, "refusal": f"{path.name} is not previewed: {problem}."}
+    # Imported only now: a refusal costs a visitor's job a fraction of a second, not langchain's import.
     from tools.context import ToolContext
     from tools.executor import run_tool
     from tools.workspace import open_workspace
 
-    path = Path(args["path"])
-    if (problem := file_problem(path, Caps.of(settings))) is not None:
-        return {"ok": False, "refusal": f"{path.name} is not previewed: {problem}."}
     with open_workspace(settings, "preview") as work:
         context = ToolContext(attachments=(path,), readable=tuple(Path(p) for p in args.get("readable", ())),
                               workspace=work, confined=True)
@@ -56,10 +57,10 @@ def preview(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
 
 def load_tasks(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
     """Load a local GAIA folder's split (after its metadata's size is checked); samples as plain JSON."""
-    from ui.batch import load_samples, make_request
-
     if (problem := split_problem(Path(args["data_dir"]).expanduser(), Caps.of(settings))) is not None:
         return {"ok": False, "refusal": f"The folder's tasks are not loaded: {problem}."}
+    from ui.batch import load_samples, make_request
+
     request = make_request(args["source"], args["split"], args["data_dir"], args["level"], 0, "", 1, 0, True, "")
     samples = load_samples(request, settings)
     return {"ok": True, "value": [dataclasses.asdict(s) | {"file_path": str(s.file_path) if s.file_path else None}

@@ -9,7 +9,8 @@ from itertools import pairwise
 import pytest
 
 from config import load_settings
-from evaluation.limiter import RateLimiter, RunStopped, StartSpacer
+from evaluation.limiter import RateLimiter, RunStopped
+from evaluation.start_spacer import StartSpacer
 
 
 class FakeClock:

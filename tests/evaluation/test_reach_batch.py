@@ -168,7 +168,8 @@ def test_reach_batch_is_answered_correctly_through_the_real_client(services, tmp
         result = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=tmp_path / "run", use_rag=False),
                            settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
     by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
-    wrong = {by_key[r.task_id]: (r.predicted, r.expected, r.error) for r in result.records if not r.correct}
+    wrong = {by_key[r.task_id]: (r.predicted, r.expected, r.error, r.reasoning_trace[-1500:])
+             for r in result.records if not r.correct}  # the trace's end: the tool reply it read
     assert not wrong and len(result.records) == len(TASKS)
     used = {by_key[r.task_id]: r.tools_used for r in result.records}
     assert used["csv"] == ["fetch_webpage", "run_python"] and used["gif"] == used["moment"] == ["watch_video"]
