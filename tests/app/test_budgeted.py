@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pytest
 
 from config import load_settings
 from tests.support import bombs
+from tests.support.app_server import ROOT, base_env
 from tests.support.gaia_fixture import make_gaia_folder
 from ui.budgeted import run_job, worker_settings
 from ui.visitor import load_local_tasks
@@ -74,3 +77,17 @@ def test_local_tasks_come_back_as_samples(tmp_path):
     assert len(samples) == 6 and all(s.question for s in samples)
     with_file = next(s for s in samples if s.file_name == "sales.xlsx")
     assert with_file.file_path is not None and with_file.file_path.is_file()
+
+
+def test_a_refusal_imports_neither_the_agent_nor_the_tools(tmp_path):
+    """The worker is started for every visitor job: refusing a bomb must not pay for langchain or gradio."""
+    request = {"kind": "preview", "args": {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))},
+               "settings": {}}
+    code = ("import sys, ui.budget_worker as w\nw.main()\n"
+            "print('\\nloaded:', sorted(m for m in ('langchain_core', 'gradio', 'agent.pipeline', 'tools.registry',"
+            " 'pandas', 'torch') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(request), capture_output=True, text=True,
+                          cwd=ROOT, env=base_env(), timeout=60, check=True)
+    reply, loaded = done.stdout.rstrip("\n").rsplit("\n", 1)
+    assert json.loads(reply)["ok"] is False and "VISITOR_MAX_PIXELS" in reply, done.stdout
+    assert loaded == "loaded: []", loaded
