@@ -62,8 +62,9 @@ def opening(path: str) -> Plan:
     return lambda r, site: call("browser_open", url=f"{site}{path}")
 
 
-def clicking(pattern: str) -> Plan:
-    return lambda r, site: call("browser_click", ref=ref(pattern, r[-1]))
+def clicking(pattern: str, once: str = "") -> Plan:
+    """Click what `pattern` describes — once the snapshot shows `once` (a page whose data is still loading)."""
+    return lambda r, site: call("browser_click", ref=ref(pattern, r[-1]) if once in r[-1] else "e0")
 
 
 TASKS = [
@@ -78,7 +79,7 @@ TASKS = [
                  lambda r, site: call("browser_select", ref=ref('combobox "Year"', r[-1]), option="2019"),
                  clicking('checkbox "Open access only"'), clicking('button "Apply"'), answer(r"(\d+) results"))),
     BrowserTask("pagination", "Which specimen is listed fourth on the second page of {site}/list?", "Specimen 014",
-                (opening("/list"), clicking('button "Next page"'),
+                (opening("/list"), clicking('button "Next page"', once="Specimen 010"),
                  answer(r"(?s)Specimen 011.*?Specimen 012.*?Specimen 013.*?\"(Specimen \d+)\""))),
     BrowserTask("hover", "How many thousand visitors came in 2020, according to the chart at {site}/chart?", "378",
                 (opening("/chart"), lambda r, site: call("browser_hover", ref=ref('graphic "Bar 2020"', r[-1])),
@@ -149,9 +150,10 @@ def _called(body: dict) -> list[str]:
             for c in m.get("tool_calls") or []]
 
 
-def _unready(reply: Reply) -> bool:
-    """The step found nothing to act on in the last snapshot: a ref no page has, or no answer."""
-    return any(args.get("ref") == "e0" for _, args in reply.tool_calls) or "NOT-FOUND" in (reply.content or "")
+def _unready(reply: Reply, results: list[str]) -> bool:
+    """Nothing to act on yet: a ref no page has, no answer, or a page that said it was still loading."""
+    return (any(args.get("ref") == "e0" for _, args in reply.tool_calls) or "NOT-FOUND" in (reply.content or "")
+            or bool(results) and "still loading" in results[-1])
 
 
 def model_for(site: str) -> Callable[[dict], Reply]:
@@ -166,7 +168,7 @@ def model_for(site: str) -> Callable[[dict], Reply]:
         steps = [name for name in called if name != "browser_snapshot"]
         trailing = len(list(takewhile(lambda name: name == "browser_snapshot", reversed(called))))
         reply = task.plan[min(len(steps), len(task.plan) - 1)](results, site)
-        if _unready(reply) and trailing < REREADS:
+        if _unready(reply, results) and trailing < REREADS:
             return call("browser_snapshot")
         return reply
     return script
@@ -192,7 +194,8 @@ def test_browser_batch_is_answered_correctly_by_operating_the_pages(tmp_path):
                 release_engine(engine_config(settings))
     by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
     records = {by_key[r.task_id]: r for r in result.records}
-    wrong = {k: (r.predicted, r.expected, r.error) for k, r in records.items() if not r.correct}
+    wrong = {k: (r.predicted, r.expected, r.error, r.reasoning_trace[-2500:]) for k, r in records.items()
+             if not r.correct}
     assert not wrong and len(records) == len(TASKS)
     assert records["canvas"].tools_used == ["browser_open", "browser_screenshot"]
     assert [t for t in records["search"].tools_used if t != "browser_snapshot"] == ["browser_open", "browser_type",

@@ -12,12 +12,14 @@ Every page renders its facts with JavaScript from a JSON endpoint or a closure, 
 - /form: radio + checkbox + submit → an order code (and an alert dialog);
 - /spa: a hash-routed single-page app;
 - /canvas: a bar chart drawn on a canvas (values only in pixels);
-- /popup: a target=_blank link and a window.open button.
+- /popup: a target=_blank link and a window.open button;
+- /slow: a page whose one request takes SLOW_SECONDS (caught still loading by a short settle wait).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from tests.support.web_server import LocalWebServer, Reply, Request
@@ -30,6 +32,8 @@ BARS = {"2019": 412, "2020": 378, "2021": 455}
 TABS = {"Overview": "A museum of natural history.", "Statistics": "Visitors in 2022: 1,284,337."}
 FEED = [f"Post number {n}" for n in range(1, 61)]
 PLANETS = {"3": ("Earth", "one moon"), "4": ("Mars", "two moons")}
+SLOW_SECONDS = 3.0
+"""How long /api/slow takes: longer than a 1 s settle wait, so the page is caught still loading."""
 
 
 def _page(title: str, body: str, script: str = "") -> Reply:
@@ -216,19 +220,28 @@ def _planet(req: Request) -> Reply:
     return Reply.json({"name": name, "moons": moons})
 
 
+SLOW = _page("Slow", "<h1>Slow</h1><p id='late'>Loading…</p>", """
+fetch('/api/slow').then((x) => x.json()).then((r) => { document.getElementById('late').textContent = r.text; });""")
+
+
+def _slow(req: Request) -> Reply:
+    time.sleep(SLOW_SECONDS)
+    return Reply.json({"text": "Arrived late."})
+
+
 def routes() -> dict[str, Any]:
     """Every page and JSON endpoint of the JS sites."""
     return {
         "/search": SEARCH, "/item": ITEM, "/filters": FILTERS, "/list": LIST, "/detail": DETAIL, "/chart": CHART,
         "/tabs": TABS_PAGE, "/feed": FEED_PAGE, "/form": FORM, "/spa": SPA, "/canvas": CANVAS, "/popup": POPUP,
-        "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG,
+        "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG, "/slow": SLOW,
         "/frames": _page("Frames", "<h1>Frames</h1><iframe src='/help'></iframe>"),
         "/files": _page("Files", "<h1>Files</h1><a href='/report.csv'>Download the report</a>"),
         "/report.csv": Reply(200, "year,visitors\n2020,378\n", "text/csv",
                              {"Content-Disposition": "attachment; filename=report.csv"}),
         "/api/search": _search, "/api/item": _item, "/api/articles": Reply.json(ARTICLES), "/api/list": _list,
         "/api/tab": lambda r: Reply.json({"text": TABS[(r.query.get("name") or ["Overview"])[0]]}),
-        "/api/feed": _feed, "/api/order": _order, "/api/planet": _planet,
+        "/api/feed": _feed, "/api/order": _order, "/api/planet": _planet, "/api/slow": _slow,
     }
 
 

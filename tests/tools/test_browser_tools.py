@@ -278,6 +278,21 @@ def test_pages_per_run_are_capped(site, browser):
         work.close()
 
 
+def test_a_page_still_loading_when_the_settle_wait_ends_says_so_and_a_later_snapshot_has_it(site, browser):
+    hasty = BrowserHarness(site.host_port, TOOL_TIMEOUT=4)  # settles for 1 s at most; /api/slow takes 3 s
+    work = hasty.workspace()
+    try:
+        first = hasty.call(work, "browser_open", url=site.url("/slow"))
+        assert first.ok and "still loading" in first.output and "Loading…" in first.output
+        for _ in range(20):  # a loaded machine may need a few looks
+            later = hasty.call(work, "browser_snapshot")
+            if "Arrived late." in later.output and "still loading" not in later.output:
+                break
+        assert "Arrived late." in later.output and "still loading" not in later.output
+    finally:
+        work.close()
+
+
 def test_a_browser_that_died_is_started_again_for_the_next_call(browser, run, site):
     from tools.browser.tools import engine_for
 

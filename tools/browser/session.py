@@ -247,7 +247,9 @@ class BrowserSession:
 
     def capture(self, since: float | None = None, thumbnail: bool = True) -> Capture:
         """The page once settled: URL, title, snapshot lines (refs assigned), notes, a JPEG thumbnail."""
-        self._wait_settled(time.monotonic() if since is None else since)
+        if not self._wait_settled(time.monotonic() if since is None else since):
+            self.notes.append(f"The page was still loading after {self.settle_s:g} s: what it shows may be "
+                              "incomplete; call browser_snapshot to look again.")
         if self.page.url.startswith("chrome-error://"):  # a refused or failed navigation: back where it was
             with contextlib.suppress(Exception):
                 self.page.go_back(wait_until="domcontentloaded")
@@ -276,7 +278,8 @@ class BrowserSession:
                 shot = None
         return Capture(self.page.url, _title(self.page), lines, notes, shot)
 
-    def _wait_settled(self, since: float) -> None:
+    def _wait_settled(self, since: float) -> bool:
+        """Wait for network idle and a quiet DOM; False if `settle_s` ended first."""
         end = since + self.settle_s
         while time.monotonic() < end:
             self.page.wait_for_timeout(100)
@@ -294,7 +297,8 @@ class BrowserSession:
             except Exception:  # noqa: BLE001 - the page is navigating: keep waiting
                 continue
             if quiet >= 300:
-                return
+                return True
+        return False
 
     def close(self) -> None:
         """Close the run's context: its tab, cookies and storage go with it."""
