@@ -1,6 +1,9 @@
 """Sentence embeddings for questions: normalised text in, unit vectors out, the model loaded once.
 
-Nothing heavy is imported at module import: torch and sentence-transformers load on the first
+The packaged all-MiniLM-L6-v2 (and any local folder of the same BERT + mean-pooling layout) runs on
+`rag.bert_numpy`, numpy only: loading it costs ~1 s of CPU where sentence-transformers (torch,
+transformers, scipy, pandas) costs ~12 s in every process. Other models (hub names, other layouts) load
+with sentence-transformers. Nothing heavy is imported at module import: the model loads on the first
 `encode()` (or an explicit `load()` from a preload thread), so `import rag` stays fast.
 """
 
@@ -10,7 +13,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # numpy only for annotations; it is imported lazily with the model
     import numpy as np
@@ -44,7 +47,7 @@ def model_id(setting: str) -> str:
 
 
 def resolve_model_path(setting: str) -> str:
-    """Where sentence-transformers loads the model from: a hub name, a local path, or the packaged copy."""
+    """Where the model loads from: a hub name, a local path, or the packaged copy."""
     if setting.strip():
         return setting.strip()
     try:
@@ -57,40 +60,79 @@ def resolve_model_path(setting: str) -> str:
     return str(get_model_path())
 
 
+class SentenceEncoder(Protocol):
+    """What `Embedder` needs from a model: its vector size and unit-length float32 vectors."""
+
+    @property
+    def dim(self) -> int:
+        """Vector size."""
+        ...
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Unit-length float32 vectors (n, dim) in the order of `texts`."""
+        ...
+
+
+class _SentenceTransformerEncoder:
+    """sentence-transformers behind the `SentenceEncoder` interface: every model the numpy encoder refuses."""
+
+    def __init__(self, model: SentenceTransformer, name: str) -> None:
+        self._model = model
+        # sentence-transformers 6 renamed the method; keep older versions working.
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        dim = getter()
+        if dim is None:
+            raise RuntimeError(f"embedding model {name} does not report its vector size")
+        self.dim = int(dim)
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Unit-length float32 vectors (n, dim) in the order of `texts`."""
+        import numpy as np
+
+        vectors = self._model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                                     convert_to_numpy=True, show_progress_bar=False)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def load_encoder(setting: str) -> SentenceEncoder:
+    """The model an EMBEDDING_MODEL setting names: numpy BERT if the folder fits it, else sentence-transformers."""
+    from rag.bert_numpy import load_bert_encoder
+
+    path = resolve_model_path(setting)
+    encoder = load_bert_encoder(path)  # None for a hub name or another layout
+    if encoder is not None:
+        return encoder
+    from sentence_transformers import SentenceTransformer
+
+    return _SentenceTransformerEncoder(SentenceTransformer(path, device="cpu"), model_id(setting))
+
+
 class Embedder:
-    """A sentence-transformers model behind a lock; loads on first use."""
+    """A sentence encoder behind a lock; loads on first use."""
 
     def __init__(self, setting: str) -> None:
         self.setting = setting
         self.model_id = model_id(setting)
-        self._model: SentenceTransformer | None = None
+        self._encoder: SentenceEncoder | None = None
         self._lock = threading.RLock()
 
     @property
     def loaded(self) -> bool:
         """True once the model is in memory."""
-        return self._model is not None
+        return self._encoder is not None
 
     def load(self) -> None:
         """Load the model now (idempotent; safe from several threads)."""
         with self._lock:
-            if self._model is None:
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(resolve_model_path(self.setting), device="cpu")
+            if self._encoder is None:
+                self._encoder = load_encoder(self.setting)
 
     @property
     def dim(self) -> int:
         """Vector size of the model (loads it)."""
         self.load()
-        model = self._model
-        assert model is not None  # load() set it
-        # sentence-transformers 6 renamed the method; keep older versions working.
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        dim = getter()
-        if dim is None:
-            raise RuntimeError(f"embedding model {self.model_id} does not report its vector size")
-        return int(dim)
+        assert self._encoder is not None  # load() set it
+        return self._encoder.dim
 
     def encode(self, questions: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """Unit-length float32 vectors (n, dim) of the normalised, truncated questions."""
@@ -101,13 +143,9 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Fast tokenizers are not safe to share between threads ("Already borrowed"): one encode at a time.
-        assert self._model is not None  # load() set it
+        assert self._encoder is not None  # load() set it
         with self._lock:
-            vectors = self._model.encode(
-                texts, batch_size=batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+            return self._encoder.encode(texts, batch_size=batch_size)
 
 
 _EMBEDDERS: dict[str, Embedder] = {}
