@@ -22,7 +22,6 @@ from agent.state import RunContext
 from models.client import CallResult, LLMCallError
 from models.context_window import WINDOWS, ContextWindow
 from models.model_client import Purpose
-from models.token_estimate import ESTIMATOR
 
 UNSTATED_SHRINK = 0.5
 """Without a stated window, a refused request is masked to this share of its estimated size."""
@@ -42,8 +41,10 @@ def send_fitted(ctx: RunContext, emit: Callable[[Event], None], messages: Sequen
     budget = ctx.limits
     model = ctx.client.models.with_tools(tools) if tools else ctx.client.models.get()
 
+    estimator = ctx.client.estimator()  # the one the request itself is sized and learnt with
+
     def estimate(batch: Sequence[BaseMessage]) -> int:
-        return ESTIMATOR.estimate(batch, model)
+        return estimator.estimate(batch, model)
 
     fitted = budget.masker.fit(messages, estimate, budget.window)
     replaced = _report(ctx, emit, fitted, {})

@@ -25,7 +25,7 @@ from models.endpoint import Role, endpoint_for
 from models.failures import Failure, classify_failure, give_up_message, is_permanent, next_delay
 from models.messages import message_text
 from models.ratelimit_headers import lower_headers
-from models.token_estimate import ESTIMATOR
+from models.token_estimate import ESTIMATORS, PromptEstimator
 
 
 @dataclass(frozen=True)
@@ -128,10 +128,12 @@ def build_chat_model(settings: Settings, model_name: str | None = None, role: Ro
 
 def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage],
                settings: Settings, gate: RequestGate | None = None, on_retry: RetryHook | None = None,
-               sleep: Callable[[float], None] = time.sleep, *, base_url: str | None = None) -> CallResult:
+               sleep: Callable[[float], None] = time.sleep, *, base_url: str | None = None,
+               estimator: PromptEstimator | None = None) -> CallResult:
     """Send `messages`, retrying as `models.failures.next_delay` decides; raise LLMCallError when it gives up.
 
-    `base_url` is the endpoint `model` talks to, named in connection failures (default OPENAI_BASE_URL).
+    `base_url` is the endpoint `model` talks to, named in connection failures (default OPENAI_BASE_URL);
+    `estimator` sizes the request and learns from its usage (default: MODEL_NAME's on that endpoint).
 
     The delay before retry k (0-based) is the server's Retry-After when given, else
     RATE_LIMIT_RETRY_BASE_DELAY * 2**k; timeouts and unreachable endpoints get one quick retry, and
@@ -139,7 +141,8 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
     """
     gate = gate or OpenGate()
     earlier: list[Failure] = []
-    estimate = ESTIMATOR.estimate(messages, model)
+    estimator = estimator or ESTIMATORS.get(base_url or settings.OPENAI_BASE_URL or "", settings.MODEL_NAME)
+    estimate = estimator.estimate(messages, model)
     while True:
         gate.acquire(estimate)
         start = time.monotonic()
@@ -161,7 +164,7 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
         latency = time.monotonic() - start
         message = reply if isinstance(reply, AIMessage) else AIMessage(content=message_text(reply))
         prompt_tokens, completion_tokens = token_usage(message)
-        ESTIMATOR.observe(messages, model, prompt_tokens)
+        estimator.observe(messages, model, prompt_tokens)
         # The headers go to the gate, not along with the message into the conversation and its traces.
         headers = lower_headers((message.response_metadata or {}).pop("headers", None))
         gate.on_success(ResponseInfo(headers, prompt_tokens, completion_tokens, estimate))

@@ -26,6 +26,7 @@ from models.client import CallResult, LLMCallError, OpenGate, RequestGate, build
 from models.endpoint import EndpointMonitor, Role, endpoint_for, separate_vision_endpoint
 from models.failures import Failure
 from models.messages import message_text
+from models.token_estimate import ESTIMATORS, PromptEstimator
 
 Purpose = Literal["agent", "final", "rag_hint", "vision", "tool"]
 """What a call is for, as its trace shows it: a loop turn, the forced final answer, a RAG hint, a vision
@@ -95,6 +96,10 @@ class ModelClient:
             return self.vision_endpoint
         return self.endpoint
 
+    def estimator(self, model_name: str | None = None, role: Role = "agent") -> PromptEstimator:
+        """The prompt-size estimator of `model_name` (default MODEL_NAME) on `role`'s endpoint."""
+        return ESTIMATORS.get(endpoint_for(self.settings, role).base_url, model_name or self.settings.MODEL_NAME)
+
     def request(self, messages: Sequence[BaseMessage], *, purpose: Purpose = "agent", model_name: str | None = None,
                 tools: Sequence[Any] = (), role: Role = "agent") -> CallResult:
         """One call to `role`'s endpoint with retries and the gate.
@@ -115,7 +120,8 @@ class ModelClient:
 
         try:
             result = call_model(model, messages, self.settings, self.gate, on_retry=retried, sleep=self.sleep,
-                                base_url=endpoint_for(self.settings, role).base_url)
+                                base_url=endpoint_for(self.settings, role).base_url,
+                                estimator=self.estimator(model_name, role))
         except LLMCallError as exc:
             if exc.failure is not None and exc.failure.kind == "unreachable" and monitor is not None:
                 monitor.mark_unreachable(exc.failure.reason)

@@ -82,5 +82,29 @@ class PromptEstimator:
             self._ratios.append(ratio)
 
 
-ESTIMATOR = PromptEstimator()
-"""The process-wide estimator `call_model` uses (one endpoint per process, one tokeniser)."""
+class PromptEstimators:
+    """One estimator per (endpoint, model name), made on first use; thread-safe.
+
+    Each server tokenises and reports usage its own way: a vision endpoint that counts an image's tiles,
+    or another model's denser tokeniser, must not inflate the agent model's estimates (an inflated
+    estimate masks observations the model still needs).
+    """
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str], PromptEstimator] = {}
+        self._lock = threading.Lock()
+
+    def get(self, base_url: str, model_name: str) -> PromptEstimator:
+        """The estimator of `model_name` on the endpoint at `base_url` ('' = the provider's default)."""
+        key = ((base_url or "").rstrip("/"), model_name)
+        with self._lock:
+            return self._by_key.setdefault(key, PromptEstimator())
+
+    def forget(self) -> None:
+        """Drop what was learnt (tests start each server afresh)."""
+        with self._lock:
+            self._by_key.clear()
+
+
+ESTIMATORS = PromptEstimators()
+"""The process's estimators, shared by every run that talks to the same endpoint and model."""

@@ -45,6 +45,21 @@ _TOOL_BUGS = _ToolBugs()
 logging.getLogger("tools.executor").addHandler(_TOOL_BUGS)
 
 
+@pytest.fixture(autouse=True)
+def _nothing_learnt_from_an_earlier_tests_server() -> None:
+    """Each test meets its model servers afresh.
+
+    The process remembers each endpoint's window and tokens-per-character ratio; an earlier test's server (a
+    scripted usage of 100,000 tokens, a 2,048-token window) on a port the OS hands out again would otherwise
+    mask this test's observations.
+    """
+    from models.context_window import WINDOWS
+    from models.token_estimate import ESTIMATORS
+
+    WINDOWS.forget()
+    ESTIMATORS.forget()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On xdist workers: hand out the slow ungrouped tests first; tell the controller the groups."""
     if hasattr(config, "workerinput"):
