@@ -12,7 +12,7 @@ Every page renders its facts with JavaScript from a JSON endpoint or a closure, 
 - /form: radio + checkbox + submit → an order code (and an alert dialog);
 - /spa: a hash-routed single-page app;
 - /canvas: a bar chart drawn on a canvas (values only in pixels);
-- /popup: a target=_blank link and a window.open button;
+- /popup: target=_blank links (one to /late, which answers after SLOW_SECONDS) and a window.open button;
 - /slow: a page whose one request takes SLOW_SECONDS (caught still loading by a short settle wait).
 """
 
@@ -164,7 +164,7 @@ const c = document.getElementById('c').getContext('2d');
 [[40, 120], [140, 60], [240, 160]].forEach(([x, h]) => { c.fillStyle = '#c33'; c.fillRect(x, 200 - h, 60, h); });""")
 
 POPUP = _page("Links", "<h1>Links</h1><a href='/help' target='_blank'>Open help</a> "
-                       "<button id='w'>Open window</button>",
+                       "<a href='/late' target='_blank'>Open the late page</a> <button id='w'>Open window</button>",
               "document.getElementById('w').addEventListener('click', () => window.open('/item?id=2'));")
 
 NOTE = _page("Note", "<h1>Note</h1><input id='n' aria-label='Note'><button id='s'>Save</button><p id='shown'></p>", """
@@ -224,6 +224,11 @@ SLOW = _page("Slow", "<h1>Slow</h1><p id='late'>Loading…</p>", """
 fetch('/api/slow').then((x) => x.json()).then((r) => { document.getElementById('late').textContent = r.text; });""")
 
 
+def _late(req: Request) -> Reply:
+    time.sleep(SLOW_SECONDS)
+    return _page("Late", "<h1>Late</h1><p>This page took its time.</p>")
+
+
 def _slow(req: Request) -> Reply:
     time.sleep(SLOW_SECONDS)
     return Reply.json({"text": "Arrived late."})
@@ -234,7 +239,7 @@ def routes() -> dict[str, Any]:
     return {
         "/search": SEARCH, "/item": ITEM, "/filters": FILTERS, "/list": LIST, "/detail": DETAIL, "/chart": CHART,
         "/tabs": TABS_PAGE, "/feed": FEED_PAGE, "/form": FORM, "/spa": SPA, "/canvas": CANVAS, "/popup": POPUP,
-        "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG, "/slow": SLOW,
+        "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG, "/slow": SLOW, "/late": _late,
         "/frames": _page("Frames", "<h1>Frames</h1><iframe src='/help'></iframe>"),
         "/files": _page("Files", "<h1>Files</h1><a href='/report.csv'>Download the report</a>"),
         "/report.csv": Reply(200, "year,visitors\n2020,378\n", "text/csv",

@@ -147,7 +147,10 @@ def test_hash_routed_single_page_app(run, site):
 def test_target_blank_and_window_open_stay_in_the_runs_one_tab(run, site):
     page = run("browser_open", url=site.url("/popup"))
     help_page = run("browser_click", ref=ref_of(page, 'link "Open help"'))
-    assert help_page.startswith(f"URL: {site.url('/help')}") and "opened in this tab" in help_page
+    assert help_page.startswith(f"URL: {site.url('/help')}") and "Type a word and press Search." in help_page
+    page = run("browser_open", url=site.url("/popup"))
+    late = run("browser_click", ref=ref_of(page, 'link "Open the late page"'))  # a popup would commit too late
+    assert late.startswith(f"URL: {site.url('/late')}") and "This page took its time." in late
     page = run("browser_open", url=site.url("/popup"))
     opened = run("browser_click", ref=ref_of(page, 'button "Open window"'))
     assert "Boreal Forest Map" in opened

@@ -2,7 +2,8 @@
 
 `INIT_SCRIPT` runs before the page's own scripts: it notes which elements get click/hover listeners
 through `addEventListener` (nothing else can see them), keeps the time of the last DOM change (for
-"settled"), and turns `window.open` into a navigation of the same tab (the run has one tab).
+"settled"), and turns `window.open` and links or forms with a `target` into navigations of the same tab (the run
+has one tab).
 
 `WALKER` walks the whole document (not just the viewport) in reading order and returns lines: text with
 headings as markdown, and one `[eN] role "name" state → url` line per element the model can operate.
@@ -31,6 +32,14 @@ INIT_SCRIPT = r"""
     if (url) location.href = new URL(String(url), location.href).href;
     return window;
   };
+  // A link or form aimed at another window loads in this one: a popup is only seen once it has committed,
+  // which on a slow site or a busy machine is after the action's wait has ended.
+  const here = (e) => {
+    const el = e.target instanceof Element ? e.target.closest('a[target], area[target], form[target]') : null;
+    if (el && el.target && el.target !== '_self') el.target = '_self';
+  };
+  add.call(document, 'click', here, true);
+  add.call(document, 'submit', here, true);
 })();
 """
 
