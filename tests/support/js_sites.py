@@ -13,6 +13,7 @@ Every page renders its facts with JavaScript from a JSON endpoint or a closure, 
 - /spa: a hash-routed single-page app;
 - /canvas: a bar chart drawn on a canvas (values only in pixels);
 - /popup: target=_blank links (one to /late, which answers after SLOW_SECONDS) and a window.open button;
+- /framed: a link aimed at a named iframe;
 - /slow: a page whose one request takes SLOW_SECONDS (caught still loading by a short settle wait).
 """
 
@@ -241,6 +242,8 @@ def routes() -> dict[str, Any]:
         "/tabs": TABS_PAGE, "/feed": FEED_PAGE, "/form": FORM, "/spa": SPA, "/canvas": CANVAS, "/popup": POPUP,
         "/help": HELP, "/note": NOTE, "/listeners": LISTENERS, "/long": LONG, "/slow": SLOW, "/late": _late,
         "/frames": _page("Frames", "<h1>Frames</h1><iframe src='/help'></iframe>"),
+        "/framed": _page("Framed", "<h1>Framed</h1><a href='/item?id=2' target='main'>Show the item</a>"
+                                   "<iframe name='main' src='/help'></iframe>"),
         "/files": _page("Files", "<h1>Files</h1><a href='/report.csv'>Download the report</a>"),
         "/report.csv": Reply(200, "year,visitors\n2020,378\n", "text/csv",
                              {"Content-Disposition": "attachment; filename=report.csv"}),

@@ -309,3 +309,9 @@ def test_a_browser_that_died_is_started_again_for_the_next_call(browser, run, si
 def test_an_iframes_content_and_elements_are_in_the_snapshot(run, site):
     page = run("browser_open", url=site.url("/frames"))
     assert f"--- frame {site.url('/help')} ---" in page and "Type a word and press Search." in page
+
+
+def test_a_link_aimed_at_a_named_frame_loads_in_that_frame(run, site):
+    page = run("browser_open", url=site.url("/framed"))
+    shown = run("browser_click", ref=ref_of(page, 'link "Show the item"'))
+    assert shown.startswith(f"URL: {site.url('/framed')}") and f"--- frame {site.url('/item?id=2')} ---" in shown

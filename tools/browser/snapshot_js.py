@@ -32,11 +32,18 @@ INIT_SCRIPT = r"""
     if (url) location.href = new URL(String(url), location.href).href;
     return window;
   };
-  // A link or form aimed at another window loads in this one: a popup is only seen once it has committed,
-  // which on a slow site or a busy machine is after the action's wait has ended.
+  // A link or form aimed at a new window loads in this one: a popup is only seen once it has committed,
+  // which on a slow site or a busy machine is after the action's wait has ended. A target naming a frame
+  // (a frameset's "main") or _top/_parent is left alone.
+  const isFrame = (name) => {
+    const search = (w) => Array.from({length: w.frames.length}, (_, i) => w.frames[i])
+      .some((f) => f.name === name || search(f));
+    try { return search(window.top); } catch (e) { return true; }  // a cross-origin frame: do not guess
+  };
   const here = (e) => {
     const el = e.target instanceof Element ? e.target.closest('a[target], area[target], form[target]') : null;
-    if (el && el.target && el.target !== '_self') el.target = '_self';
+    const t = el ? el.target : '';
+    if (t && (t.toLowerCase() === '_blank' || (t[0] !== '_' && !isFrame(t)))) el.target = '_self';
   };
   add.call(document, 'click', here, true);
   add.call(document, 'submit', here, true);
