@@ -12,6 +12,9 @@ Heavy libraries are imported there, never on this module's import path.
 
 import logging
 
+import ui.gradio_stubs  # noqa: F401 — before gradio: it must not rewrite its stubs on import (4 s of CPU)
+
+# isort: split
 import gradio as gr
 from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 

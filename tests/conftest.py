@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import ui.gradio_stubs  # noqa: E402, F401 - as the app does: gradio's import without rewriting its stubs
 from tests.support import socket_guard  # noqa: E402 - needs ROOT on the path
 from tests.support.xdist_groups import (  # noqa: E402
     GROUPS_FILE,
