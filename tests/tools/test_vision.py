@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 
 import pytest
 
@@ -46,6 +47,24 @@ def test_ocr_finds_an_attachment_by_its_bare_name(tmp_path):
     out = run_tool(make_ocr_tools(settings)[0], {"path": "sign.png"}, settings,
                    config={"configurable": {"attachments": [str(image)]}})
     assert_heard(out.output, ("OPEN", "24", "HOURS"), at_least=2)
+
+
+@pytest.mark.integration
+def test_tesseract_runs_with_one_thread_and_no_secret_and_still_reads(tmp_path, monkeypatch):
+    """OpenMP's spinning threads tripled OCR's CPU on 2 cores; the real tesseract runs behind a recorder."""
+    import shutil
+
+    real, record = shutil.which("tesseract"), tmp_path / "env.txt"
+    wrapper = tmp_path / "bin" / "tesseract"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho "limit=$OMP_THREAD_LIMIT key=$OPENAI_API_KEY" >> {record}\n'
+                       f'exec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    out = _ocr(make_text_image(tmp_path / "sign.png", "OPEN 24 HOURS"))
+    assert_heard(out.output, ("OPEN", "24", "HOURS"), at_least=2)
+    assert record.read_text().split() == ["limit=1", "key="]
 
 
 def test_ocr_without_text_suggests_analyze_image(tmp_path):
