@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/app_startup.py [--runs 3]
 
-1. `python -c "import gradio"` (the floor: a Gradio app cannot answer before gradio is imported) vs
+1. `import gradio` as app.py does it (the floor: a Gradio app cannot answer before gradio is imported) vs
    `python app.py` until `GET /` answers 200. Goal: app <= 1.5 x import. Heavy libraries (langchain,
    langgraph, torch, sentence-transformers) load in the preload thread, after the server is up.
 2. Time to the first answer: spawn the app, wait for HTTP 200, immediately ask one question through
