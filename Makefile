@@ -5,8 +5,9 @@ STAMP   := $(VENV)/.installed
 LLAMA_STAMP := $(VENV)/.llama-installed
 APT_PKGS := tesseract-ocr tesseract-ocr-eng ffmpeg bubblewrap espeak-ng sox chromium fonts-dejavu-core fonts-noto-color-emoji
 PYTEST_ARGS ?=
-# The suite runs on 2 pytest-xdist workers (tests sharing a server stay together: tests/support/xdist_groups.py).
-PYTEST_WORKERS ?= 2
+# The suite runs on 3 pytest-xdist workers on 2 cores: workers wait on apps and servers about a quarter of the time
+# (tests sharing a server stay together: tests/support/xdist_groups.py).
+PYTEST_WORKERS ?= 3
 # llama.cpp for the real-server tests: a portable AVX2 CPU build, no BLAS, no curl (nothing downloaded at build time).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 

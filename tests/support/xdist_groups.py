@@ -1,4 +1,4 @@
-"""How the suite is split across pytest-xdist workers (`make test` runs `pytest -n 2`, `--dist loadgroup`).
+"""How the suite is split across pytest-xdist workers (`make test` runs `pytest -n 3`, `--dist loadgroup`).
 
 By default every test is its own unit of work, sent to whichever worker is free. A test that shares
 something expensive is kept with the tests it shares it with, so that thing is built once:
