@@ -39,7 +39,6 @@ class _StubSkipper(importlib.abc.MetaPathFinder):
                   ) -> importlib.machinery.ModuleSpec | None:
         if fullname != MODULE:
             return None
-        sys.meta_path.remove(self)  # once: the module loads once per process
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         loader = spec.loader if spec is not None else None
         if spec is None or not isinstance(loader, importlib.abc.Loader):
@@ -49,6 +48,8 @@ class _StubSkipper(importlib.abc.MetaPathFinder):
         def exec_module(module: ModuleType) -> None:
             execute(module)
             _patch(module)
+            if self in sys.meta_path:  # once: the module loads once per process (not removed mid-lookup)
+                sys.meta_path.remove(self)
 
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
