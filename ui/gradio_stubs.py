@@ -3,8 +3,8 @@
 Gradio 6's `ComponentMeta` calls `create_or_modify_pyi` for each component class it defines: it reads
 and ast-parses the component's source file and rewrites the `.pyi` stub next to it. That is a
 development aid for gradio's editors (the stubs ship in the wheel), and it is more than half of
-`import gradio`: 7.6 s of CPU, 3.3 s without it, on a 2-core EPYC. Every app start, every visitor
-job that imports gradio and every test worker paid it.
+`import gradio`: 7.6 s of CPU, 3.3 s without it, on a 2-core EPYC. Every app start and every test
+worker paid it.
 
 The hook replaces that one function in `gradio.component_meta` as the module loads, so no class is
 made with it; a gradio without the function is left as it is. Imported after gradio it patches the
