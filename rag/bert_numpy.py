@@ -67,14 +67,16 @@ def _gelu_(x: np.ndarray) -> np.ndarray:
 
 def _linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     """The affine map over the last axis as one 2-D product: numpy's 3-D @ 2-D skips BLAS (~40x slower)."""
-    return (x.reshape(-1, x.shape[-1]) @ weight + bias).reshape(*x.shape[:-1], weight.shape[1])
+    flat: np.ndarray = x.reshape(-1, x.shape[-1]) @ weight + bias  # numpy's stubs type `@` as Any
+    return flat.reshape(*x.shape[:-1], weight.shape[1])
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     centred = x - mean
     var = (centred * centred).mean(axis=-1, keepdims=True)
-    return centred / np.sqrt(var + eps) * weight + bias
+    normed: np.ndarray = centred / np.sqrt(var + eps) * weight + bias
+    return normed
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,8 @@ class BertEncoder:
             x = self._layer(x, layer, bias)
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return pooled / np.maximum(norms, 1e-12)
+        unit: np.ndarray = pooled / np.maximum(norms, 1e-12)
+        return unit
 
     def _layer(self, x: np.ndarray, layer: _Layer, bias: np.ndarray) -> np.ndarray:
         batch, width, hidden = x.shape
