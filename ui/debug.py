@@ -18,6 +18,7 @@ import gradio as gr
 
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_named
+from tools.specs import previewable
 from ui.background import Tick, iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import public_text
@@ -27,10 +28,6 @@ from ui.waiting import Ticker
 
 AskOutput = tuple[list[gr.ChatMessage], str, str, str | None]
 """(trace messages, final answer, verdict Markdown, path of the JSONL trace)."""
-
-NO_PREVIEW_TOOLS = {"run_python", "analyze_image", "watch_video"}
-"""Route tools a preview must not use: they run code or call a model (the budgeted worker has no key either)."""
-
 
 def _uploaded(file: Any) -> str | None:
     if not file:
@@ -199,7 +196,8 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
     from tools.routes import route_for
 
     route = route_for(path, registry.names)
-    candidates = [t for t in route.tools if t not in NO_PREVIEW_TOOLS and registry.get(t) is not None]
+    # Tools that run code or call a model are not previewable (the budgeted worker has no key either).
+    candidates = [t for t in route.tools if previewable(t) and registry.get(t) is not None]
     if not candidates and registry.get("read_file") is not None:
         candidates = ["read_file"]
     if not candidates:

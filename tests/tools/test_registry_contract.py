@@ -51,3 +51,20 @@ def test_every_file_reader_is_named_by_a_route_and_every_route_names_a_real_tool
 
 def test_a_documented_argument_the_tool_lacks_is_caught():
     assert _documented_args("Do it.\n\n        Args:\n            path: a file.\n") == {"path"}
+
+
+def test_every_active_tool_has_a_spec_row(registry):
+    from tools.specs import SPECS
+
+    assert [t.name for t in registry.tools if t.name not in SPECS] == []
+
+
+def test_role_tool_sets_are_the_team_contract(registry):
+    from tools.specs import names_for
+
+    active = registry.names
+    assert set(names_for("coder", active)) <= {"run_python", "calculator", "read_file"}
+    assert "delegate" not in active
+    assert all(name.startswith("browser_") or name == "find_in_page" for name in names_for("browser", active))
+    assert {"web_search", "fetch_webpage", "find_in_page"} <= set(names_for("researcher", active))
+    assert "run_python" not in names_for("reader", active)
