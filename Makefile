@@ -11,7 +11,7 @@ PYTEST_WORKERS ?= 3
 # llama.cpp for the real-server tests: a portable AVX2 CPU build, no BLAS, no curl (nothing downloaded at build time).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 
-.PHONY: setup sysdeps run test lint bench screenshots clean
+.PHONY: setup sysdeps run test lint bench screenshots docs clean
 
 setup: sysdeps $(STAMP)
 
@@ -56,6 +56,10 @@ screenshots: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy .
+
+# The generated docs pages (tools from the registry and the tool-spec table, settings from config.py).
+docs: setup
+	$(PY) -m tools.generated_docs
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -60,7 +60,8 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in (
     _spec("run_python", "coder", preview=False),
     _spec("calculator", "coder"),
     _spec("rag_search"),
-    *(_spec(name, "browser") for name in _BROWSER),
+    *(_spec(name, "browser") for name in _BROWSER if name != "browser_screenshot"),
+    _spec("browser_screenshot", "browser", preview=False),
 )}
 
 
