@@ -38,14 +38,16 @@ from evaluation.run_info import RunInfo, read_run_info, update_run_info, with_re
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
 from evaluation.start_spacer import StartSpacer
 from evaluation.submission import check_submission
-from evaluation.task_loop import (  # noqa: F401 - Progress and build_record: re-exported for callers of the runner
-    Progress,
+from evaluation.task_loop import (  # Progress and build_record: re-exported for callers of the runner
+    Progress as Progress,
+)
+from evaluation.task_loop import (
     ProgressCallback,
     ProgressTracker,
     TaskLoop,
-    build_record,
     notify,
 )
+from evaluation.task_loop import build_record as build_record
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline

@@ -16,13 +16,16 @@ def _anonymous_semaphores() -> None:
     import _multiprocessing
     import ctypes
     import mmap
+    import multiprocessing.context as mp_context
     import multiprocessing.synchronize as sync
+    import multiprocessing.util as mp_util
+    from typing import Any
 
     libc = ctypes.CDLL(None, use_errno=True)
     stock_init = sync.SemLock.__init__
 
-    def init(self, kind, value, maxvalue, *, ctx):
-        ctx = ctx or sync.context._default_context.get_context()
+    def init(self: Any, kind: int, value: int, maxvalue: int, *, ctx: Any) -> None:
+        ctx = ctx or mp_context._default_context.get_context()
         if ctx.get_start_method() != "fork":
             stock_init(self, kind, value, maxvalue, ctx=ctx)
             return
@@ -33,7 +36,7 @@ def _anonymous_semaphores() -> None:
         self._area = area  # the mapping lives as long as the lock (forked children inherit it)
         self._semlock = _multiprocessing.SemLock._rebuild(address, kind, maxvalue, None)
         self._make_methods()
-        sync.util.register_after_fork(self, lambda obj: obj._semlock._after_fork())
+        mp_util.register_after_fork(self, lambda obj: obj._semlock._after_fork())
 
     sync.SemLock.__init__ = init  # type: ignore[method-assign]
 
