@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rag", action="store_true", help="skip the knowledge-base lookup")
     parser.add_argument("--max-iterations", type=int, metavar="N",
                         help="assistant turns for this question (default MAX_ITERATIONS)")
+    parser.add_argument("--strategy", choices=["react", "team"],
+                        help="one ReAct loop, or an orchestrator delegating to workers (default AGENT_STRATEGY)")
     args = parser.parse_args(argv)
 
     try:
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     pipeline = Pipeline(settings)
     events: list[Event] = []
     for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag, confine=False,
-                                 max_iterations=args.max_iterations):
+                                 max_iterations=args.max_iterations, strategy=args.strategy):
         events.append(event)
         if args.trace:
             print(format_event(event), file=sys.stderr, flush=True)
