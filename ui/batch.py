@@ -219,12 +219,14 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
     if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
         req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
-                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations)
+                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations,
+                           strategy=req.strategy)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
-                       scorer=None if resume else req.scorer)  # a resume scores as the run's run.json says
+                       scorer=None if resume else req.scorer,  # a resume scores as the run's run.json says
+                       strategy=req.strategy)
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
     warn = "" if resume else missing_note(req, settings)
