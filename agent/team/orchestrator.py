@@ -177,7 +177,7 @@ def _answer(team: _Team, *, cut: bool) -> State:
     elif cut:
         ctx.emit(IterationCap(elapsed_s=ctx.elapsed(), iterations=team.iterations))
     messages = team.request(FINAL_ANSWER_REQUEST if cut else ANSWER_REQUEST)
-    update = model_turn(ctx, ctx.emit, messages, team.iterations, final=True)
+    update = model_turn(ctx, ctx.emit, messages, team.iterations, final=True, label=None if cut else "answer")
     if update.get("error"):
         return update
     return {"messages": [*messages, *update["messages"]]}
