@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from agent.events import IterationCap, LedgerMade, ProgressChecked, TokenBudgetExhausted, ToolCall, ToolResult
 from agent.graph import model_turn
 from agent.prompts import FINAL_ANSWER_REQUEST
-from agent.state import RunContext
+from agent.state import RunCancelled, RunContext
 from agent.team.delegate import make_delegate_tool
 from agent.team.ledger import Ledger, Report, parse_ledger, parse_progress
 from agent.team.prompts import (
@@ -85,6 +85,8 @@ def run_team(ctx: RunContext, workers: dict[Role, Worker], task: str) -> State:
     if (failed := _make_ledger(team, replan=False)) is not None:
         return failed
     while True:
+        if ctx.cancelled.is_set():  # the caller stopped listening: no further request
+            raise RunCancelled()
         if ctx.limits.meter.exhausted or team.left <= 0:
             return _answer(team, cut=True)
         team.iterations += 1

@@ -194,3 +194,33 @@ def test_two_empty_reports_make_a_new_plan_and_the_browser_succeeds() -> None:
     round_after_replan = [b for b in script.seen["orchestrator"] if kind_of(b) == "round"][-1]
     assert "REPORT 2 from the researcher" in last_user(round_after_replan) and "(empty report)" in last_user(
         round_after_replan)
+
+
+@pytest.mark.parametrize("limit", ["iterations", "tokens"])
+def test_workers_spend_the_tasks_own_budget(limit: str) -> None:
+    def orchestrator(body: dict[str, Any]) -> Reply:
+        kind = kind_of(body)
+        if kind == "ledger":
+            return say(LEDGER_TEXT)
+        if kind == "round":
+            return delegate_calls(("coder", "add one forever"))
+        if kind == "progress":
+            return _progress(satisfied=False, progress=True)
+        return say("FINAL ANSWER: 7")
+
+    script = TeamScript({"orchestrator": orchestrator,
+                         "coder": lambda b: call("calculator", expression="1+1") if b.get("tools") else say("gave up")})
+    budget = {"MAX_ITERATIONS": 6} if limit == "iterations" else {"MAX_ITERATIONS": 60, "MAX_TOKENS_PER_TASK": 300}
+    with ScriptedOpenAI(script) as srv:
+        sol = _pipeline(srv, [make_calculator_tools], WORKER_MAX_ITERATIONS=50, **budget).solve("q")
+    assert sol.answer == "7" and sol.error is None
+    coder_turns = len([b for b in script.seen["coder"] if b.get("tools")])
+    untagged = [e for e in sol.events if e.worker is None and e.kind in ("iteration_cap", "token_budget")]
+    if limit == "iterations":
+        assert coder_turns == 5 and sol.hit_iteration_cap  # 6 = one orchestrator turn + the coder's 5
+        assert [e.kind for e in untagged] == ["iteration_cap"]
+    else:
+        assert coder_turns < 50 and sol.budget_exhausted and sol.total_tokens > 300
+        assert [e.kind for e in untagged] == ["token_budget"]
+    final = [b for b in script.seen["orchestrator"] if kind_of(b) == "answer"]
+    assert len(final) == 1 and "no more tools can be called" in last_user(final[0])
