@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from agent.events import LedgerMade, ModelCall, ProgressChecked, ToolResult, WorkerReported
+from agent.events import (
+    IterationCap,
+    LedgerMade,
+    ModelCall,
+    ProgressChecked,
+    TokenBudgetExhausted,
+    ToolResult,
+    WorkerReported,
+)
 from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, count_tokens, say, tool_results
@@ -215,12 +223,13 @@ def test_workers_spend_the_tasks_own_budget(limit: str) -> None:
         sol = _pipeline(srv, [make_calculator_tools], WORKER_MAX_ITERATIONS=50, **budget).solve("q")
     assert sol.answer == "7" and sol.error is None
     coder_turns = len([b for b in script.seen["coder"] if b.get("tools")])
-    untagged = [e for e in sol.events if e.worker is None and e.kind in ("iteration_cap", "token_budget")]
+    untagged = [type(e).__name__ for e in sol.events
+                if e.worker is None and isinstance(e, IterationCap | TokenBudgetExhausted)]
     if limit == "iterations":
         assert coder_turns == 5 and sol.hit_iteration_cap  # 6 = one orchestrator turn + the coder's 5
-        assert [e.kind for e in untagged] == ["iteration_cap"]
+        assert untagged == ["IterationCap"]
     else:
         assert coder_turns < 50 and sol.budget_exhausted and sol.total_tokens > 300
-        assert [e.kind for e in untagged] == ["token_budget"]
+        assert untagged == ["TokenBudgetExhausted"]
     final = [b for b in script.seen["orchestrator"] if kind_of(b) == "answer"]
     assert len(final) == 1 and "no more tools can be called" in last_user(final[0])
