@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from config import Settings
+from config import Settings, Strategy
 from evaluation.records import TaskRecord
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
@@ -343,10 +343,11 @@ def api_result_view(result: Any) -> BatchView:
 
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str,
-                 scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None) -> BatchRequest:
+                 scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None,
+                 strategy: Strategy | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
     return BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                     username, scorer or DEFAULT_SCORER, max_iterations).request(parse_task_ids)
+                     username, scorer or DEFAULT_SCORER, max_iterations, strategy).request(parse_task_ids)
 
 
 __all__ = ["DOWNLOADS", "FOLDER_HELP", "LEVELS", "SCORER_CHOICES", "SOURCES", "SOURCE_LABELS", "BatchForm",
