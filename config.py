@@ -22,6 +22,9 @@ def _sandbox_alias(value: object) -> object:
     return "bwrap" if isinstance(value, str) and value.strip().lower() == "strict" else value
 
 
+Strategy = Literal["react", "team"]
+"""What runs between the router and answer extraction (AGENT_STRATEGY)."""
+
 SandboxMode = Annotated[Literal["auto", "bwrap", "landlock", "degraded"], BeforeValidator(_sandbox_alias)]
 
 
@@ -399,6 +402,27 @@ class Settings(BaseSettings):
     WORKSPACE_MAX_MB: int = Field(
         500, ge=1,
         description="Disk one run's workspace may use (archives, nested ones included, and downloads).",
+    )
+
+    # --- team strategy (issue 32) ---
+    AGENT_STRATEGY: Strategy = Field(
+        "react",
+        description="What runs between the router and answer extraction: `react` (one ReAct loop over every tool) "
+                    "or `team` (an orchestrator with a ledger delegating to researcher, browser, reader and coder "
+                    "workers).",
+    )
+    WORKER_MAX_ITERATIONS: int = Field(
+        15, ge=1,
+        description="Assistant turns of one team worker's loop (its turns also count against the task's "
+                    "MAX_ITERATIONS).",
+    )
+    WORKER_REPORT_TOKENS: int = Field(
+        800, ge=50,
+        description="Tokens of a worker's report the orchestrator reads; a longer report is cut with a note.",
+    )
+    TEAM_STALL_LIMIT: int = Field(
+        2, ge=1,
+        description="Rounds of reports without progress after which the orchestrator re-makes its ledger.",
     )
 
     @model_validator(mode="after")

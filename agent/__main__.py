@@ -24,7 +24,9 @@ from agent.events import (
     ErrorEvent,
     Event,
     IterationCap,
+    LedgerMade,
     ModelCall,
+    ProgressChecked,
     RagLookup,
     Retry,
     RouteDecided,
@@ -32,6 +34,7 @@ from agent.events import (
     TokenBudgetExhausted,
     ToolCall,
     ToolResult,
+    WorkerReported,
 )
 from config import ConfigError, Settings, get_settings, redact
 from tools.hardening import make_non_dumpable
@@ -49,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rag", action="store_true", help="skip the knowledge-base lookup")
     parser.add_argument("--max-iterations", type=int, metavar="N",
                         help="assistant turns for this question (default MAX_ITERATIONS)")
+    parser.add_argument("--strategy", choices=["react", "team"],
+                        help="one ReAct loop, or an orchestrator delegating to workers (default AGENT_STRATEGY)")
     args = parser.parse_args(argv)
 
     try:
@@ -68,12 +73,13 @@ def main(argv: list[str] | None = None) -> int:
     pipeline = Pipeline(settings)
     events: list[Event] = []
     for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag, confine=False,
-                                 max_iterations=args.max_iterations):
+                                 max_iterations=args.max_iterations, strategy=args.strategy):
         events.append(event)
         if args.trace:
             print(format_event(event), file=sys.stderr, flush=True)
     solution = Solution.from_events(args.question, events, task_id=args.task_id,
                                     file_path=str(Path(args.file).expanduser().resolve()) if args.file else None)
+    solution.strategy = args.strategy or settings.AGENT_STRATEGY
     if args.json:
         print(json.dumps(summary(solution), ensure_ascii=False, default=str))
     elif solution.answer or solution.error is None:
@@ -94,6 +100,7 @@ def summary(solution: Solution) -> dict[str, Any]:
     return {
         "answer": solution.answer,
         "source": solution.source,
+        "strategy": solution.strategy,
         "question": solution.question,
         "file_path": solution.file_path,
         "task_id": solution.task_id,
@@ -113,8 +120,15 @@ def summary(solution: Solution) -> dict[str, Any]:
 
 
 def format_event(event: Event) -> str:
-    """One human-readable trace line."""
+    """One human-readable trace line; a team worker's lines start with its name."""
+    line = _event_line(event)
+    return f"{line[:11]} <{event.worker}>{line[11:]}" if event.worker else line
+
+
+def _event_line(event: Event) -> str:
     t = f"[{event.elapsed_s:7.2f}s]"
+    if (team := _team_line(event)) is not None:
+        return f"{t} {team}"
     if isinstance(event, RagLookup):
         extra = f" sim={event.similarity:.3f}" if event.similarity else ""
         return f"{t} rag      {event.tier}{extra} {event.note}".rstrip()
@@ -147,6 +161,19 @@ def format_event(event: Event) -> str:
     if isinstance(event, ErrorEvent):
         return f"{t} error    [{event.stage}] {event.message}"
     return f"{t} {event.to_dict()['kind']}"
+
+
+def _team_line(event: Event) -> str | None:
+    """The team strategy's own events (agent.team), or None."""
+    if isinstance(event, LedgerMade):
+        return f"{'replan' if event.replan else 'ledger':8} {_brief(event.plan, 200)}"
+    if isinstance(event, ProgressChecked):
+        return (f"progress satisfied={event.satisfied} progress={event.progress} looping={event.looping} "
+                f"stalls={event.stalls}")
+    if isinstance(event, WorkerReported):
+        return (f"report   {event.steps} step(s), {event.prompt_tokens + event.completion_tokens:,} tok, "
+                f"{event.duration_s:.2f}s: {_brief(event.report, 200)}")
+    return None
 
 
 def _brief(value: Any, limit: int = 120) -> str:

@@ -25,10 +25,18 @@ class Event:
 
     elapsed_s: float = 0.0
     """Seconds since the start of the run."""
+    worker: str | None = None
+    """The team worker whose loop emitted it (`team` strategy); None: the run's own loop or the orchestrator."""
+    delegation: str | None = None
+    """The `delegate` call (its call id) the worker runs for; None outside a worker."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with its `kind` discriminator."""
-        return asdict(self)
+        """JSON-ready dict with its `kind` discriminator (`worker` / `delegation` only when set)."""
+        data = asdict(self)
+        for key in ("worker", "delegation"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     def to_json(self) -> str:
         """One JSONL line."""
@@ -209,14 +217,59 @@ class ErrorEvent(Event):
     error twice): a batch does not re-run the task."""
 
 
+# --- team strategy (issue 32) ---
+@dataclass(kw_only=True)
+class LedgerMade(Event):
+    """The orchestrator's task ledger: what is known and the plan (`replan`: re-made after stalled rounds)."""
+
+    kind: Literal["ledger"] = field(default="ledger", init=False)
+    facts: str
+    """Facts given, to look up, to derive, and educated guesses, as the orchestrator wrote them."""
+    plan: str
+    replan: bool = False
+
+
+@dataclass(kw_only=True)
+class ProgressChecked(Event):
+    """The orchestrator's check after a round of reports."""
+
+    kind: Literal["progress"] = field(default="progress", init=False)
+    satisfied: bool
+    looping: bool
+    progress: bool
+    next_step: str = ""
+    round: int = 0
+    stalls: int = 0
+    """Rounds in a row without progress (or looping) so far."""
+
+
+@dataclass(kw_only=True)
+class WorkerReported(Event):
+    """A worker finished a delegation: its report as the orchestrator reads it, and what it spent."""
+
+    kind: Literal["worker_report"] = field(default="worker_report", init=False)
+    task: str
+    report: str
+    steps: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    duration_s: float = 0.0
+    cut_tokens: int = 0
+    """Estimated tokens cut from the report (WORKER_REPORT_TOKENS)."""
+    started_s: float = 0.0
+    """Seconds since the run's start when the worker began (with `elapsed_s`, its span: overlap shows concurrency)."""
+
+
 TraceEvent = (RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | HistoryTrimmed
-              | AnswerExtracted | ErrorEvent | ContextMasked | TokenBudgetExhausted)
+              | AnswerExtracted | ErrorEvent | ContextMasked | TokenBudgetExhausted | LedgerMade | ProgressChecked
+              | WorkerReported)
 """Every event a run can yield: a union discriminated by `kind`, so renderers can `match` on the type."""
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__dataclass_fields__["kind"].default: cls  # type: ignore[misc]
     for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, HistoryTrimmed,
-                AnswerExtracted, ErrorEvent, ContextMasked, TokenBudgetExhausted)
+                AnswerExtracted, ErrorEvent, ContextMasked, TokenBudgetExhausted, LedgerMade, ProgressChecked,
+                WorkerReported)
 }
 
 
@@ -254,6 +307,8 @@ class Solution:
     """Sum of the model calls' cost_usd."""
     error_permanent: bool = False
     """The error cannot be fixed by asking again (see ErrorEvent.permanent)."""
+    strategy: str = "react"
+    """The strategy that ran (AGENT_STRATEGY or the run's own): `react` or `team`."""
     events: list[Event] = field(default_factory=list)
 
     @property
@@ -293,7 +348,7 @@ class Solution:
             elif isinstance(ev, ToolCall):
                 if ev.name not in sol.tools_used:
                     sol.tools_used.append(ev.name)
-            elif isinstance(ev, IterationCap):
+            elif isinstance(ev, IterationCap) and ev.worker is None:  # a worker's own cap ends only its delegation
                 sol.hit_iteration_cap = True
             elif isinstance(ev, TokenBudgetExhausted):
                 sol.budget_exhausted = True

@@ -121,7 +121,8 @@ def recursion_limit(max_iterations: int) -> int:
 
 def _model_turn(ctx: RunContext, emit: Callable[[Event], None], messages: list[BaseMessage], iteration: int, *,
                 final: bool = False, tools: list[Any] | None = None,
-                arg_names: dict[str, frozenset[str]] | None = None) -> dict[str, Any]:
+                arg_names: dict[str, frozenset[str]] | None = None, label: str | None = None) -> dict[str, Any]:
+    """One request of a loop, as a ModelCall event; `label` names a call that is no loop step (its `purpose`)."""
     sent = send_fitted(ctx, emit, messages, purpose="final" if final else "agent", tools=tools or ())
     if isinstance(sent.outcome, LLMCallError):
         exc = sent.outcome
@@ -141,7 +142,8 @@ def _model_turn(ctx: RunContext, emit: Callable[[Event], None], messages: list[B
                                | ({"text_form": True} if text_form else {}) for c in msg.tool_calls]
                    + [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args"), "invalid": True}
                       for c in msg.invalid_tool_calls],
-                   final=final, finish_reason=result.finish_reason, truncated=result.truncated,
+                   final=final, purpose=label or "agent", finish_reason=result.finish_reason,
+                   truncated=result.truncated,
                    usage_reported=result.usage_reported, tools_offered=offered,
                    tool_choice=ctx.settings.LLM_TOOL_CHOICE if offered else None,
                    cost_usd=cost_usd(ctx.settings, result.prompt_tokens, result.completion_tokens))
@@ -247,3 +249,7 @@ def _without_dangling_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
         text = message_text(last)
         return messages[:-1] + ([AIMessage(content=text)] if text.strip() else [])
     return messages
+
+
+model_turn = _model_turn
+"""One loop request as a ModelCall event: the public name other loops (the team's orchestrator) call."""

@@ -33,14 +33,16 @@ from agent.redaction import redacted
 from agent.router import decide
 from agent.run_client import RunEvents, run_client
 from agent.state import AgentState, RunContext
+from agent.team import Worker, build_workers, run_team
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
-from config import Settings, get_settings, redact
+from config import Settings, Strategy, get_settings, redact
 from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate, separate_vision_endpoint
 from models.context_window import WINDOWS
 from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
 from tools.registry import ToolRegistry, build_registry
+from tools.specs import Role
 from tools.workspace import open_workspace
 
 # Threads that drive graph runs; idle ones are reused across runs.
@@ -62,6 +64,8 @@ class _Request:
     """This run's iteration cap (None: MAX_ITERATIONS)."""
     spent_tokens: int = 0
     """Tokens earlier attempts at the same task spent (they count against MAX_TOKENS_PER_TASK)."""
+    strategy: Strategy | None = None
+    """This run's strategy (None: AGENT_STRATEGY)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,8 @@ class _Parts:
     status: dict[str, str] = field(default_factory=dict)
     raise_internal_errors: bool = False
     """A tool's bug ends the run with an internal error instead of becoming an observation (tests)."""
+    workers: dict[Role, Worker] | None = None
+    """The team strategy's workers, compiled on the first team run."""
     ready: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -202,15 +208,16 @@ class Pipeline:
     # -- running ----------------------------------------------------------------------------------
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
                history: list[dict[str, Any]] | None = None, use_rag: bool = True, confine: bool = True,
-               readable: Sequence[str | Path] = (), max_iterations: int | None = None) -> Iterator[Event]:
+               readable: Sequence[str | Path] = (), max_iterations: int | None = None,
+               strategy: Strategy | None = None) -> Iterator[Event]:
         """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent.
 
         `confine` limits file tools to the attachment, `readable` (e.g. the app session's uploads) and the
         run's own workspace; the CLIs, run by the machine's owner, pass `confine=False`. `max_iterations`
-        overrides MAX_ITERATIONS for this run.
+        overrides MAX_ITERATIONS for this run, `strategy` AGENT_STRATEGY.
         """
         request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations)
+                           max_iterations, strategy=strategy)
         return self._events(request, live=True)
 
     def _events(self, request: _Request, *, live: bool) -> Iterator[Event]:
@@ -226,16 +233,18 @@ class Pipeline:
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
               history: list[dict[str, Any]] | None = None, use_rag: bool = True, confine: bool = True,
               readable: Sequence[str | Path] = (), max_iterations: int | None = None,
-              spent_tokens: int = 0) -> Solution:
+              spent_tokens: int = 0, strategy: Strategy | None = None) -> Solution:
         """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`.
 
         `spent_tokens`: what earlier attempts at the same task spent (a batch's retry of a failed task).
         """
         request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations, spent_tokens)
+                           max_iterations, spent_tokens, strategy)
         events = list(self._events(request, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
-        return Solution.from_events(question, events, task_id=task_id, file_path=path)
+        solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
+        solution.strategy = strategy or self.settings.AGENT_STRATEGY
+        return solution
 
     def _run(self, request: _Request, started: float, live: bool) -> Iterator[Event]:
         """Check the question, route it, then answer from RAG or run the loop."""
@@ -307,9 +316,15 @@ class Pipeline:
         graph, messages = parts.graph, loop.messages
         config: RunnableConfig = {"recursion_limit": recursion_limit(budget.max_iterations)}
 
+        team = self._workers() if (request.strategy or s.AGENT_STRATEGY) == "team" else None
+
         def drive() -> None:
             try:
-                inbox.put(_Finished(graph.invoke({"messages": messages, "iterations": 0}, config=config, context=ctx)))
+                if team is not None:  # the team strategy: an orchestrator delegating to workers (agent.team)
+                    inbox.put(_Finished(run_team(ctx, team, message_text(messages[-1]))))
+                else:
+                    inbox.put(_Finished(graph.invoke({"messages": messages, "iterations": 0}, config=config,
+                                                     context=ctx)))
             except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
                 inbox.put(_Finished(None, exc))
             finally:
@@ -329,6 +344,15 @@ class Pipeline:
         if item.error is not None:
             raise item.error
         return item.state or {}
+
+    def _workers(self) -> dict[Role, Worker]:
+        """The team's workers over the registry's tools (compiled once, on the first team run)."""
+        parts = self._parts
+        with parts.lock:
+            if parts.workers is None:
+                assert parts.registry is not None
+                parts.workers = build_workers(parts.registry, raise_internal_errors=parts.raise_internal_errors)
+            return parts.workers
 
     def _answer(self, final_messages: list[Any], elapsed_s: float) -> AnswerExtracted:
         """The answer the final messages hold; a tool call written as text is never one."""

@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how answers are scored (default: official; with --resume: the run folder's own)")
     run.add_argument("--max-iterations", type=_positive, metavar="N",
                      help="assistant turns per task for this run (default MAX_ITERATIONS; kept in run.json)")
+    run.add_argument("--strategy", choices=["react", "team"],
+                     help="what solves each task: one ReAct loop or the team (default AGENT_STRATEGY; with --resume: "
+                          "the run folder's own, kept in run.json)")
     run.add_argument("--max-cost-usd", type=_non_negative, metavar="USD",
                      help="start no new task once the run (its earlier resumes included) cost this much "
                           "(default BATCH_MAX_COST_USD; 0 = no cap)")
@@ -138,7 +141,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
                        use_rag=not args.no_rag, scorer=args.scorer, max_iterations=args.max_iterations,
-                       max_cost_usd=args.max_cost_usd)
+                       max_cost_usd=args.max_cost_usd, strategy=args.strategy)
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))

@@ -71,6 +71,9 @@ class Comparison:
     """Each run's own accuracy per level (over everything it scored): not comparable when the task sets differ."""
     questions: dict[str, str] = field(default_factory=dict)
     """task id → its question (from either run), to name tasks in the report."""
+    a_strategy: str = "react"
+    """The strategy run A solved its tasks with (run.json, else its records; react before strategies)."""
+    b_strategy: str = "react"
 
     @property
     def common(self) -> int:
@@ -115,7 +118,8 @@ class Comparison:
                  f"{len(self.regressed)}, unchanged {len(self.unchanged)} ({self.unchanged_correct} correct in both); "
                  f"only in A {len(self.only_in_a)}, only in B {len(self.only_in_b)}",
                  f"- cost: A ${self.a_cost_usd:.4f} ({self.a_tokens:,} tokens), "
-                 f"B ${self.b_cost_usd:.4f} ({self.b_tokens:,} tokens)"]
+                 f"B ${self.b_cost_usd:.4f} ({self.b_tokens:,} tokens)",
+                 f"- strategy: A {self.a_strategy}, B {self.b_strategy}"]
         if warning := self.warning():
             own = self.own_levels.get("all")
             alone = (f" Each alone: A {pct(own.a_accuracy)} of {own.a_scored}, B {pct(own.b_accuracy)} of "
@@ -192,7 +196,20 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     result.levels = _deltas({t: a[t] for t in common}, {t: b[t] for t in common})
     result.own_levels = _deltas(a, b)
     result.questions = {t: str(row.get("question") or "") for t, row in (b | a).items()}
+    result.a_strategy, result.b_strategy = _strategy(Path(run_a), a), _strategy(Path(run_b), b)
     return result
+
+
+def _strategy(run: Path, rows: dict[str, dict[str, Any]]) -> str:
+    """The run's strategy: its run.json's, else its records' (several: joined), else react."""
+    info = run / "run.json" if run.is_dir() else run.parent / "run.json"
+    try:
+        recorded = json.loads(info.read_text(encoding="utf-8")).get("strategy") if info.is_file() else None
+    except (OSError, ValueError):
+        recorded = None
+    if isinstance(recorded, str) and recorded:
+        return recorded
+    return "/".join(sorted({str(r.get("strategy") or "react") for r in rows.values()})) or "react"
 
 
 def _deltas(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> dict[str, LevelDelta]:

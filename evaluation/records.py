@@ -51,6 +51,8 @@ class TaskRecord:
     """Seconds the task's requests waited for the batch's rate limiter."""
     permanent_error: bool = False
     """The error cannot be fixed by asking again: the task was not re-run."""
+    strategy: str = "react"
+    """The strategy that solved it (`react` or `team`; records from before strategies: react)."""
     failure_category: FailureCategory = "unscored"
     reasoning_trace: str = ""
     """Short human-readable trace for results.jsonl's reasoning_trace."""

@@ -37,6 +37,8 @@ class RunInfo:
     """ISO time the run folder was first used."""
     max_iterations: int | None = None
     """The run's iteration cap (`--max-iterations`); None: MAX_ITERATIONS. A resume keeps it unless given again."""
+    strategy: str = "react"
+    """The strategy every task of the folder is solved with (a run.json without one: react); a resume keeps it."""
     cost_usd: float = 0.0
     """What the run's model calls cost so far, over every session (resumes included)."""
     max_cost_usd: float = 0.0

@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from config import Settings
+from config import Settings, Strategy
 from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, session_wall_time
 from evaluation.cost_cap import CostCap
 from evaluation.dataset import Sample, load_split
@@ -84,6 +84,8 @@ class RunConfig:
     """The run's iteration cap (`--max-iterations`); None = the recorded one on resume, else MAX_ITERATIONS."""
     max_cost_usd: float | None = None
     """Cost cap of this invocation (`--max-cost-usd`); None = BATCH_MAX_COST_USD; 0 = none."""
+    strategy: Strategy | None = None
+    """`--strategy`; None = the folder's own on resume, else AGENT_STRATEGY."""
 
 
 @dataclass
@@ -156,13 +158,14 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
     if loaded.records and not config.resume:
         raise RunError(f"{out} already holds {len(loaded.records)} finished task(s): resume that run "
                        "(--resume) or choose another output directory.")
-    scorer_name = run_scorer(config, read_run_info(out))
-    config = replace(config, scorer=scorer_name)
+    recorded = read_run_info(out)
+    scorer_name = run_scorer(config, recorded)
+    config = replace(config, scorer=scorer_name, strategy=run_strategy(config, recorded, settings))
     write_run_info(out, RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
                                 level=config.level, max_samples=config.max_samples,
                                 task_ids=list(config.task_ids or []),
                                 use_rag=config.use_rag, scorer=scorer_name,
-                                max_iterations=config.max_iterations))
+                                max_iterations=config.max_iterations, strategy=config.strategy or "react"))
     if config.max_iterations:
         update_run_info(out, max_iterations=config.max_iterations)  # a resume may set another cap
     cost = CostCap(out, settings.BATCH_MAX_COST_USD if config.max_cost_usd is None else config.max_cost_usd)
@@ -194,13 +197,28 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
 
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
                     scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
-                    max_iterations=config.max_iterations)
+                    max_iterations=config.max_iterations, strategy=config.strategy)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
                       stopped=(stop.is_set() or cost.reached) and tracker.done < tracker.total, limiter=limiter,
                       cost=cost)
     return result
+
+
+def run_strategy(config: RunConfig, recorded: RunInfo | None, settings: Settings) -> Strategy:
+    """The run's strategy: as asked, else the folder's own (resume), else AGENT_STRATEGY.
+
+    RunError for a resume asking for another strategy than the folder's tasks were solved with.
+    """
+    if recorded is None:
+        return config.strategy or settings.AGENT_STRATEGY
+    own: Strategy = "team" if recorded.strategy == "team" else "react"
+    if config.strategy is not None and config.strategy != own:
+        raise RunError(f"This run folder was solved with the {own!r} strategy: resume it with --strategy {own} "
+                       f"(or leave --strategy out), or start a new run folder for {config.strategy!r}; one folder "
+                       "never mixes two strategies' answers.")
+    return own
 
 
 def run_scorer(config: RunConfig, recorded: RunInfo | None) -> str:
@@ -242,6 +260,7 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
         "tasks_selected": len(samples), "sessions": len(loaded.sessions), "stopped": stopped,
         "remaining": sum(1 for s in samples if s.task_id not in loaded.records),
         "max_iterations": config.max_iterations or settings.MAX_ITERATIONS,
+        "strategy": config.strategy or settings.AGENT_STRATEGY,
     }
     if cost is not None:
         meta["cost_usd"], meta["max_cost_usd"] = cost.spent_usd, cost.cap_usd

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.events import Solution
-from config import Settings, redact
+from config import Settings, Strategy, redact
 from evaluation.checkpoint import Checkpoint
 from evaluation.dataset import Sample
 from evaluation.failures import failure_category, reasoning_summary
@@ -112,13 +112,14 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
         attempts=len(solutions), error=redact(sol.error, settings) if sol.error else None,
         answer_truncated=sol.answer_truncated, budget_exhausted=sol.budget_exhausted,
         cost_usd=round(sum(s.cost_usd for s in solutions), 8), permanent_error=sol.error_permanent,
+        strategy=sol.strategy,
         failure_category=failure_category(sol, score),
         reasoning_trace=reasoning_summary(sol, settings), started_at=started_at, finished_at=finished_at,
     )
 
 
 def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iterations: int | None = None,
-                 spent_tokens: int = 0) -> Solution:
+                 spent_tokens: int = 0, strategy: Strategy | None = None) -> Solution:
     """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing.
 
     `spent_tokens` (earlier attempts' tokens) count against MAX_TOKENS_PER_TASK.
@@ -130,20 +131,24 @@ def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iteratio
     cap: dict[str, Any] = {"max_iterations": max_iterations} if max_iterations else {}
     if spent_tokens:
         cap["spent_tokens"] = spent_tokens
+    if strategy:
+        cap["strategy"] = strategy
     try:
         return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag, **cap)
     except Exception as exc:  # noqa: BLE001
         return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
-                        error=f"internal error: {type(exc).__name__}: {exc}")
+                        error=f"internal error: {type(exc).__name__}: {exc}",
+                        strategy=strategy or pipeline.settings.AGENT_STRATEGY)
 
 
 def solve_with_retry(pipeline: Pipeline, sample: Sample, *, use_rag: bool, retries: int,
-                     stop: threading.Event, max_iterations: int | None = None) -> list[Solution] | None:
+                     stop: threading.Event, max_iterations: int | None = None,
+                     strategy: Strategy | None = None) -> list[Solution] | None:
     """Every attempt at `sample` (up to 1 + `retries`), or None when the stop cut the last one short."""
     solutions: list[Solution] = []
     for _ in range(retries + 1):
         spent = sum(s.total_tokens for s in solutions)
-        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent))
+        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent, strategy))
         if stop.is_set() and solutions[-1].error:
             return None  # its model request was refused by the stop: a resume runs it again
         if not solutions[-1].error or stop.is_set() or solutions[-1].error_permanent:
@@ -166,6 +171,8 @@ class TaskLoop:
     on_record: OnRecord | None = None
     max_iterations: int | None = None
     """The run's iteration cap (None: MAX_ITERATIONS)."""
+    strategy: Strategy | None = None
+    """The run's strategy (None: AGENT_STRATEGY)."""
 
     def run_one(self, sample: Sample) -> TaskRecord | None:
         """Solve one task with retries and checkpoint its record; None when the task was left undone."""
@@ -177,7 +184,7 @@ class TaskLoop:
         started = time.time()
         solutions = solve_with_retry(self.pipeline, prepared, use_rag=self.use_rag,
                                      retries=self.settings.TASK_RETRY_MAX, stop=self.stop,
-                                     max_iterations=self.max_iterations)
+                                     max_iterations=self.max_iterations, strategy=self.strategy)
         if solutions is None:
             return None
         record = build_record(prepared, solutions, started_at=started, finished_at=time.time(),

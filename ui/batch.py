@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from config import Settings
+from config import Settings, Strategy
 from evaluation.records import TaskRecord
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
@@ -219,12 +219,14 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
     if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
         req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
-                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations)
+                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations,
+                           strategy=req.strategy)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
-                       scorer=None if resume else req.scorer)  # a resume scores as the run's run.json says
+                       scorer=None if resume else req.scorer,  # a resume scores as the run's run.json says
+                       strategy=req.strategy)
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
     warn = "" if resume else missing_note(req, settings)
@@ -341,10 +343,11 @@ def api_result_view(result: Any) -> BatchView:
 
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str,
-                 scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None) -> BatchRequest:
+                 scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None,
+                 strategy: Strategy | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
     return BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                     username, scorer or DEFAULT_SCORER, max_iterations).request(parse_task_ids)
+                     username, scorer or DEFAULT_SCORER, max_iterations, strategy).request(parse_task_ids)
 
 
 __all__ = ["DOWNLOADS", "FOLDER_HELP", "LEVELS", "SCORER_CHOICES", "SOURCES", "SOURCE_LABELS", "BatchForm",

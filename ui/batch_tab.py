@@ -19,6 +19,7 @@ from ui.forms import LEVELS, MAX_CONCURRENCY, SOURCE_LABELS, BatchForm, FormErro
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
+from ui.strategy_field import STRATEGIES, run_strategy
 from ui.tables import RESULT_HEADERS, parse_task_ids
 
 DELAY_LABEL = "Delay between task starts (s, only at concurrency 1)"
@@ -47,6 +48,9 @@ class BatchTab:
     """The session's iteration cap, as State for the same reason."""
     choosers: tuple[gr.Dropdown, gr.Number]
     """The scorer and iteration components whose changes the States mirror."""
+    strategy: gr.Dropdown | None = None
+    strategy_state: gr.State | None = None
+    """The session's strategy pick (issue 32), as State for the same reason."""
 
 
 def _run_choices(settings: Settings) -> tuple[gr.Dropdown, gr.Number]:
@@ -97,6 +101,8 @@ def _layout(settings: Settings) -> BatchTab:
         with gr.Column():
             form, adaptive = _form_components(settings)
             choosers = _run_choices(settings)
+            strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, elem_id="batch-strategy",
+                                   label="Strategy (kept in the run's run.json; a resume keeps the run's own)")
         with gr.Column():
             gr.Markdown(f"At most {settings.BATCH_MAX_TASKS:,} tasks per run; one run per session, "
                         f"{settings.BATCH_MAX_RUNNING} on the app at once.", elem_id="batch-limits")
@@ -133,7 +139,7 @@ def _layout(settings: Settings) -> BatchTab:
         comparison = gr.Markdown(label="Comparison", elem_id="comparison")
     return BatchTab(form, control, [batch_status, table, summary, chart, downloads], progress_box, run_btn, halt_btn,
                     resume_pick, resume_btn, run_a, run_b, refresh_btn, compare_btn, comparison,
-                    gr.State(DEFAULT_SCORER), gr.State(None), choosers)
+                    gr.State(DEFAULT_SCORER), gr.State(None), choosers, strategy, gr.State(settings.AGENT_STRATEGY))
 
 
 class BatchHandlers:
@@ -193,20 +199,22 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
     def evaluate(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
-                 control_state: BatchControl, visitor: Session, iterations: Any = None,
+                 control_state: BatchControl, visitor: Session, iterations: Any = None, strategy: Any = None,
                  profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
                  progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects it
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings))
+                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
+                         run_strategy(strategy))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
                control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
-               profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+               strategy: Any = None, profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
                progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings))
+                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
+                         run_strategy(strategy))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=True,
                            resume_dir=run_dir or None)
 
@@ -223,13 +231,16 @@ def _wire(demo: gr.Blocks, settings: Settings, tab: BatchTab, h: BatchHandlers, 
     scorer, iterations = tab.choosers
     scorer.change(lambda name: name, scorer, tab.scorer_pick, api_visibility="private", queue=False)
     iterations.change(lambda value: value, iterations, tab.iterations_state, api_visibility="private", queue=False)
+    assert tab.strategy is not None and tab.strategy_state is not None
+    tab.strategy.change(lambda value: value, tab.strategy, tab.strategy_state, api_visibility="private", queue=False)
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    tab.run_btn.click(evaluate, [*inputs, tab.iterations_state], tab.outputs, api_name="evaluate",
+    tab.run_btn.click(evaluate, [*inputs, tab.iterations_state, tab.strategy_state], tab.outputs, api_name="evaluate",
                       concurrency_id="batch",
                       concurrency_limit=batch_limit, show_progress_on=[tab.progress_box]
                       ).then(h.runs, [tab.control, session], run_lists, api_visibility="private")
-    tab.resume_btn.click(resume, [*inputs, tab.resume_pick, tab.iterations_state], tab.outputs, api_name="resume",
+    tab.resume_btn.click(resume, [*inputs, tab.resume_pick, tab.iterations_state, tab.strategy_state], tab.outputs,
+                         api_name="resume",
                          concurrency_id="batch",
                          concurrency_limit=batch_limit, show_progress_on=[tab.progress_box]
                          ).then(h.runs, [tab.control, session], run_lists, api_visibility="private")

@@ -17,6 +17,7 @@ from typing import Any
 import gradio as gr
 
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
+from config import Strategy
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_named
 from tools.specs import previewable
 from ui.background import Tick, iterate_until_stopped
@@ -116,7 +117,7 @@ STOPPED_NOTE = "Stopped by the user: the trace above is what ran so far; downloa
 def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = None,
                use_rag: bool = True, stop: threading.Event | None = None,
                readable: tuple[Path, ...] = (), scorer: str = DEFAULT_SCORER,
-               max_iterations: int | None = None) -> Iterator[AskOutput]:
+               max_iterations: int | None = None, strategy: Strategy | None = None) -> Iterator[AskOutput]:
     """Run one question through the pipeline, yielding the rendered trace after every event.
 
     A picked task's answer is judged by the `SCORERS` entry `scorer`. When `stop` is set the trace ends
@@ -149,7 +150,7 @@ def ask_stream(runtime: Runtime, question: str, file: Any = None, task: Any = No
         stop = stop or threading.Event()
         for event in iterate_until_stopped(
                 lambda: pipeline.stream(question, file_path=path, task_id=task_id, use_rag=use_rag,
-                                        readable=readable, max_iterations=max_iterations),
+                                        readable=readable, max_iterations=max_iterations, strategy=strategy),
                 stop, poll_s=0.5, ticks=True):
             if not isinstance(event, Tick):
                 events.append(event)

@@ -18,6 +18,7 @@ from ui.debug import AskOutput, ask_stream, attachment_line, loaded_message, pre
 from ui.forms import LEVELS, SOURCE_LABELS, AskForm, PickForm, source_of
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
+from ui.strategy_field import STRATEGIES, run_strategy
 from ui.tables import SAMPLE_HEADERS, parse_task_ids, sample_rows, task_choices
 from ui.text import shown
 from ui.visitor import load_local_tasks, without_answers
@@ -65,6 +66,9 @@ class DebugTab:
     max_iterations: Any = None
     iterations_state: Any = None
     """The session's iteration cap, as State for the same reason."""
+    strategy: Any = None
+    strategy_state: Any = None
+    """The session's strategy pick (issue 32), as State for the same reason."""
 
 
 def _layout(settings: Settings) -> DebugTab:
@@ -88,6 +92,8 @@ def _layout(settings: Settings) -> DebugTab:
                     max_iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
                                                maximum=iteration_ceiling(settings), elem_id="max-iterations",
                                                label="Max iterations (this question)")
+                    strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, elem_id="strategy",
+                                           label="Strategy (react: one loop · team: orchestrator and workers)")
                     task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
             with gr.Row():
                 ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")
@@ -118,7 +124,7 @@ def _layout(settings: Settings) -> DebugTab:
     return DebugTab(task, control, samples, question, upload, attached, use_rag, task_info, ask_btn, stop_btn,
                     preview_btn, rag_btn, side, pick_source, pick_split, pick_level, pick_dir, load_btn, task_pick,
                     task_table, trace, answer, verdict, trace_file, scorer, gr.State(DEFAULT_SCORER), max_iterations,
-                    gr.State(None))
+                    gr.State(None), strategy, gr.State(settings.AGENT_STRATEGY))
 
 
 def pick_task(task_id: str | None, loaded: list[Any] | None) -> tuple[Any, ...]:
@@ -143,7 +149,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         t = _layout(settings)
 
     def ask(question: str, file: Any, picked_task: Any, use_rag: bool, scorer_name: str | None,
-            control_state: AskControl | None, visitor: Session, iterations: Any = None,
+            control_state: AskControl | None, visitor: Session, iterations: Any = None, strategy: Any = None,
             profile: gr.OAuthProfile | None = None) -> Iterator[AskOutput]:
         form = AskForm(question, file, picked_task, use_rag)
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
@@ -154,7 +160,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         try:
             yield from ask_stream(runtime, form.question, form.file, form.task, form.use_rag, stop=stop,
                                   readable=visitor.readable, scorer=scorer_name or DEFAULT_SCORER,
-                                  max_iterations=run_iterations(iterations, settings))
+                                  max_iterations=run_iterations(iterations, settings),
+                                  strategy=run_strategy(strategy))
         finally:
             if stop is not None:
                 stop.set()  # the tab closed or the event was cancelled: the worker stops at its next step
@@ -202,8 +209,9 @@ def _wire(settings: Settings, t: DebugTab, session: gr.State, ask: Any, halt: An
     t.scorer.change(lambda name: name, t.scorer, t.scorer_pick, api_visibility="private", queue=False)
     t.max_iterations.change(lambda value: value, t.max_iterations, t.iterations_state, api_visibility="private",
                             queue=False)
+    t.strategy.change(lambda value: value, t.strategy, t.strategy_state, api_visibility="private", queue=False)
     t.ask_btn.click(ask, [t.question, t.upload, t.task, t.use_rag, t.scorer_pick, t.control, session,
-                          t.iterations_state],
+                          t.iterations_state, t.strategy_state],
                     [t.trace, t.answer, t.verdict, t.trace_file],
                     api_name="ask", concurrency_id="agent", concurrency_limit=settings.APP_CONCURRENCY)
     # Not `cancels=`: the handler ends itself, with a "stopped" note and the partial trace to download.

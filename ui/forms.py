@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from config import Strategy
 from evaluation.scorer import DEFAULT_SCORER, SCORERS
 
 Source = Literal["local", "hub", "api"]
@@ -86,6 +87,8 @@ class BatchRequest:
     """The SCORERS name of a new run (a resumed run keeps its own)."""
     max_iterations: int | None = None
     """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
+    strategy: Strategy | None = None
+    """The run's strategy (None: AGENT_STRATEGY, or the resumed run's own)."""
 
 
 @dataclass
@@ -105,6 +108,8 @@ class BatchForm:
     scorer: str = DEFAULT_SCORER
     max_iterations: int | None = None
     """Already clamped by the tab (ui.budget_fields.run_iterations); None: MAX_ITERATIONS."""
+    strategy: Strategy | None = None
+    """Already checked by the tab (ui.strategy_field.run_strategy); None: AGENT_STRATEGY."""
 
     def request(self, parse_ids: Callable[[str], list[str]]) -> BatchRequest:
         """Validate into a BatchRequest; FormError naming the first unusable field."""
@@ -117,7 +122,7 @@ class BatchForm:
             concurrency=int(_number(self.concurrency, "Concurrency", 1, MAX_CONCURRENCY, whole=True)),
             question_delay=_number(self.question_delay, "Delay between task starts", 0, empty="enter 0 for none"),
             use_rag=bool(self.use_rag), username=(self.username or "").strip(), scorer=self.scorer,
-            max_iterations=self.max_iterations)
+            max_iterations=self.max_iterations, strategy=self.strategy)
 
 
 @dataclass

@@ -219,8 +219,17 @@ def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatM
 def render_trace(events: Sequence[Event], answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
     """All messages for the events so far; a tool call and its result become one step.
 
-    `answer_prefix` precedes the extracted answer (the chat tab shows the bare answer).
+    `answer_prefix` precedes the extracted answer (the chat tab shows the bare answer). A team run's trace
+    (`ui.team_view`) shows its ledger, progress checks and one collapsible section per delegation.
     """
+    from ui.team_view import is_team_trace, render_team  # ui.team_view renders its plain parts with this function
+
+    if is_team_trace(events):
+        return render_team(events, lambda plain: _render_plain(plain, answer_prefix))
+    return _render_plain(events, answer_prefix)
+
+
+def _render_plain(events: Sequence[Event], answer_prefix: str) -> list[gr.ChatMessage]:
     messages: list[gr.ChatMessage] = []
     open_calls: dict[str, tuple[int, ToolCall]] = {}
     for ev in events:

@@ -1,0 +1,77 @@
+"""A team run in the real app's Debug tab (headless Chromium): the Strategy field, the ledger, worker sections.
+
+Saves docs/screenshots/team-trace.png with UPDATE_SCREENSHOTS=1 (else to a temporary folder), like test_browser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.app.conftest import app_env
+from tests.app.test_browser import _shot
+from tests.support.app_server import AppServer
+from tests.support.chromium import BROWSER_MARKS
+from tests.support.openai_server import Reply, ScriptedOpenAI, call, say, tool_results
+from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of, last_user
+
+pytestmark = BROWSER_MARKS
+
+
+def _orchestrator(body: dict[str, Any]) -> Reply:
+    kind = kind_of(body)
+    if kind == "ledger":
+        return say(LEDGER_TEXT.replace("1. ask a worker", "1. coder: 2**10  2. coder: 17*2  3. add them"))
+    if kind == "round":
+        return delegate_calls(("coder", "Compute 2**10 with the calculator."),
+                              ("coder", "Compute 17*2 with the calculator."))
+    if kind == "progress":
+        return say('{"satisfied": true, "looping": false, "progress": true, "next_step": "answer: 1024 + 34"}')
+    return say("1024 + 34 = 1058.\nFINAL ANSWER: 1058", delay=0.5)
+
+
+def _coder(body: dict[str, Any]) -> Reply:
+    if results := tool_results(body):
+        return say(f"The calculator gives {results[-1].strip()}.", delay=0.3)
+    found = re.search(r"Compute (\S+) with", last_user(body))
+    return call("calculator", expression=found.group(1) if found else "0")
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    with ScriptedOpenAI(TeamScript({"orchestrator": _orchestrator, "coder": _coder})) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def app_server(model_server, scoring_api, tmp_path_factory):
+    with AppServer(app_env(model_server, scoring_api, tmp_path_factory.mktemp("app"))
+                   | {"RAG_ENABLED": "false"}) as app:
+        yield app
+
+
+def test_debug_tab_shows_a_team_run(browser, app_server, model_server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(app_server.url)
+    page.wait_for_selector("#question textarea")
+    page.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
+    page.click("#strategy input")
+    page.get_by_role("option", name="team").click()
+    page.fill("#question textarea", "What is 2**10 + 17*2?")
+    page.click("#ask-btn")
+    page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+    trace = page.inner_text("#trace")
+    for step in ("Task ledger", "Progress check (round 1): satisfied yes", "👷 coder · 2 step(s)", "delegate"):
+        assert step in trace, step
+    assert trace.count("👷 coder") == 2
+    page.get_by_text("👷 coder").first.click()  # open one worker's section: its own steps
+    page.wait_for_function("document.querySelector('#trace').innerText.includes('calculator')")
+    page.wait_for_timeout(800)  # the accordion's opening animation, for the screenshot
+    _shot(page, "team-trace.png")
+    context.close()
+    roles = {kind_of(r.body) for r in model_server.requests if "orchestrator" in str(r.body["messages"][0])}
+    assert roles == {"ledger", "round", "progress", "answer"}
