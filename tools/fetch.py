@@ -93,7 +93,8 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
     With a `workspace`, a response that is not an HTML page streams into it instead, up to `max_file_bytes`.
     """
     deadline = time.monotonic() + timeout_s
-    headers = {"User-Agent": user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
+    headers = {"User-Agent": user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8",
+               "Accept-Language": "en-US,en;q=0.9"}
     try:
         with guarded_get(url, policy or NetPolicy(), timeout=timeout_s, headers=headers,
                          check=functools.partial(_check_hop, blocked=blocked)) as (response, final):
