@@ -45,11 +45,11 @@ def tool_timeout(settings: Settings) -> float:
 class _HideKeys(logging.Filter):
     """httpx logs every request's URL at INFO: an `api_key` in it is masked before any handler sees it."""
 
-    _KEY = re.compile(r"(api_key=)[^&\s'\"]+")
+    KEY = re.compile(r"(api_key=)[^&\s'\"]+")
 
     def filter(self, record: logging.LogRecord) -> bool:
         if "api_key=" in record.getMessage():
-            record.msg, record.args = self._KEY.sub(r"\1***", record.getMessage()), ()
+            record.msg, record.args = self.KEY.sub(r"\1***", record.getMessage()), ()
         return True
 
 
@@ -109,7 +109,8 @@ class Service:
         except httpx.TimeoutException:
             raise self.failure(f"did not answer within {self.timeout_s:.0f}s", "timeout") from None
         except httpx.HTTPError as exc:
-            raise self.failure(f"could not be reached ({type(exc).__name__}: {str(exc)[:100]})",
+            said = _HideKeys.KEY.sub(r"\1***", str(exc))  # an error may quote the URL, key included
+            raise self.failure(f"could not be reached ({type(exc).__name__}: {said[:100]})",
                                "network_error") from None
         finally:
             if self.throttle is not None:
