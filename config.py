@@ -152,10 +152,11 @@ class Settings(BaseSettings):
         description="Comma-separated URL prefixes never returned by search or fetched (they mirror GAIA answers).",
     )
     HTTP_USER_AGENT: str = Field(
-        "gaia-agent-harness/0.1.0 (+https://github.com/gaia-agent-harness/gaia-agent-harness) python-httpx",
-        description="User-Agent of every outbound HTTP request the tools make: "
-                    "`<client>/<version> (<contact>) <library>`, as the Wikimedia, OpenAlex, Nominatim and Crossref "
-                    "policies ask. Put your own contact (URL or email) in it.",
+        "gaia-agent-harness/0.1.0 python-httpx",
+        description="User-Agent sent to the APIs whose policies ask for a contact (Wikimedia, OpenAlex, Crossref, "
+                    "Nominatim, and the other configured research APIs): `<client>/<version> (<contact>) <library>`. "
+                    "Add your own contact (URL or email), e.g. `gaia-agent-harness/0.1.0 (mailto:you@example.org) "
+                    "python-httpx`; it is never sent to web pages (FETCH_USER_AGENT).",
     )
     FETCH_ALLOWED_HOSTS: str = Field(
         "",
@@ -182,13 +183,13 @@ class Settings(BaseSettings):
     )
     UNPAYWALL_EMAIL: str = Field(
         "",
-        description="Your email, sent to Unpaywall (required there) and to OpenAlex/Crossref as `mailto` (their polite "
-                    "pool); empty = Unpaywall skipped, OpenAlex's best_oa_location used.",
+        description="Your email, sent to Unpaywall (required there) and to Crossref as `mailto` (its polite pool); "
+                    "empty = Unpaywall skipped, OpenAlex's best_oa_location used.",
     )
     CONTACT_EMAIL: str = Field(
         "",
-        description="A contact email sent as `mailto` to OpenAlex and Crossref (their polite pool) when "
-                    "UNPAYWALL_EMAIL is empty.",
+        description="A contact email sent as `mailto` to Crossref (its polite pool) when UNPAYWALL_EMAIL is empty "
+                    "(OpenAlex retired `mailto` for OPENALEX_API_KEY).",
     )
     ORCID_API_URL: str = Field("https://pub.orcid.org/v3.0", description="ORCID public API (v3.0) used by orcid_works.")
     NOMINATIM_URL: str = Field(
@@ -203,6 +204,18 @@ class Settings(BaseSettings):
     OVERPASS_URL: str = Field(
         "https://overpass-api.de/api/interpreter",
         description="Overpass API used by nearby (OpenStreetMap features around a place).",
+    )
+    # --- live web: OpenAlex key, site-facing user agent (issue 34, 36) ---
+    OPENALEX_API_KEY: SecretStr | None = Field(
+        None,
+        description="OpenAlex API key (free at https://openalex.org/settings/api), sent as `api_key`. Without one "
+                    "OpenAlex allows about $0.01 a day (~10 searches); with one $1 (~1,000 searches; DOI lookups "
+                    "are free either way).",
+    )
+    FETCH_USER_AGENT: str = Field(
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
+        description="User-Agent fetch_webpage (and image and video downloads) send to web pages: a browser's, "
+                    "without the owner's contact (HTTP_USER_AGENT goes only to the APIs that ask for one).",
     )
     MAX_DOWNLOAD_MB: float = Field(
         50, gt=0,

@@ -146,6 +146,23 @@ def speech_segments(whisper: LazyWhisper, samples: Any, deadline: float) -> tupl
     return segments, None
 
 
+def _youtube_file(source: str, config: RunnableConfig, deadline: float) -> Path | None:
+    """The run's file of a YouTube URL (downloaded by `deadline` unless an earlier call did); None for a path."""
+    from tools.context import ToolContext
+    from tools.video.downloads import run_videos, youtube_video
+    from tools.video.youtube import youtube_id
+
+    video_id = youtube_id(source) if "://" in source or source.lower().startswith(("youtu", "www.youtu")) else None
+    if video_id is None:
+        return None
+    ctx = ToolContext.of(config)
+    info = youtube_video(ctx.work, run_videos(ctx.workspace), video_id, deadline, True, ctx.work.reserve)
+    if info.file is None:
+        raise ToolFailure(f"the YouTube video {video_id} could not be downloaded ({'; '.join(info.notes) or 'no file'})"
+                          ". Try watch_video for its captions, or search for a transcript.", "not_found")
+    return info.file
+
+
 def make_audio_tools(settings: Settings) -> list[BaseTool]:
     """Build `transcribe_audio`; needs faster-whisper and a model (packaged tiny.en by default)."""
     try:
@@ -167,10 +184,12 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
         machine-made: numbers and names may be slightly off, so read it critically.
 
         Args:
-            path: absolute path of the audio file (an attachment path from the task).
+            path: absolute path of the audio file (an attachment path from the task), or a YouTube video URL
+                (its sound is transcribed; a video already downloaded in this run by watch_video is reused).
         """
         start = time.monotonic()
-        file = resolve_media(path, config, AUDIO_EXTENSIONS, "an audio file", "there is no audio to transcribe.")
+        file = _youtube_file(path, config, start + budget / 2) or resolve_media(
+            path, config, AUDIO_EXTENSIONS, "an audio file", "there is no audio to transcribe.")
         samples = decode(file)
         seconds = len(samples) / SAMPLE_RATE
         if seconds < 0.05:

@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from tools.decoders import decoded_chunks
 from tools.errors import ToolFailure
 from tools.filetypes import TOOL_ADVICE, classify
 from tools.netguard import NetPolicy, guarded_get
@@ -92,7 +93,8 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
     With a `workspace`, a response that is not an HTML page streams into it instead, up to `max_file_bytes`.
     """
     deadline = time.monotonic() + timeout_s
-    headers = {"User-Agent": user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8"}
+    headers = {"User-Agent": user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf,*/*;q=0.8",
+               "Accept-Language": "en-US,en;q=0.9"}
     try:
         with guarded_get(url, policy or NetPolicy(), timeout=timeout_s, headers=headers,
                          check=functools.partial(_check_hop, blocked=blocked)) as (response, final):
@@ -104,7 +106,7 @@ def download(url: str, timeout_s: float, blocked: list[str], max_bytes: int = MA
                 return _stream_to_file(response, final, content_type, workspace,
                                        max_file_bytes or max_bytes, deadline, timeout_s)
             chunks, size, truncated = [], 0, False
-            for chunk in response.iter_bytes():
+            for chunk in decoded_chunks(response, final):  # decoded in bounded pieces: a bomb stops at the cap
                 chunks.append(chunk)
                 size += len(chunk)
                 if size >= max_bytes:
@@ -136,7 +138,7 @@ def _stream_to_file(response: httpx.Response, url: str, content_type: str, works
     target = workspace.subdir("download") / _file_name(probe)
     size, truncated = 0, False
     with target.open("wb") as out:
-        for chunk in response.iter_bytes():
+        for chunk in decoded_chunks(response, url):
             if size + len(chunk) > limit:
                 chunk, truncated = chunk[:limit - size], True
             workspace.reserve(len(chunk), f"downloading {target.name}")

@@ -66,7 +66,7 @@ def _from_url(url: str, settings: Settings, page: int) -> SourceImage:
 
     blocked = blocked_prefixes(settings.BLOCKED_DOMAINS)
     fetched = download(check_url(url, blocked), max(2.0, settings.TOOL_TIMEOUT - 2.0), blocked,
-                       policy=NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS), user_agent=settings.HTTP_USER_AGENT)
+                       policy=NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS), user_agent=settings.FETCH_USER_AGENT)
     name = Path(unquote(urlsplit(fetched.url).path)).name or fetched.url
     if fetched.truncated:
         raise ToolFailure(f"the image at {fetched.url} is larger than {MAX_DOWNLOAD_BYTES // 2**20} MB, the download "

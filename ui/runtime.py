@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import Settings
-from ui.status import LoadState, StatusLine, preload_status, rag_status
+from ui.status import LoadState, StatusLine, preload_status, rag_status, research_status
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
@@ -160,7 +160,7 @@ class Runtime:
         """Each component's state now: as far as the preload got, then live endpoint and knowledge-base state."""
         if not self.ready.is_set():
             return self._building.status_so_far() if self._building is not None else {}
-        comps = dict(self._loaded.components)
+        comps = {**self._loaded.components, **research_status(self.settings)}
         pipeline = self._loaded.pipeline
         state = getattr(getattr(pipeline, "endpoint", None), "state", None)
         if state is not None and "llm" in comps:

@@ -10,8 +10,9 @@ LoadState = Literal["idle", "loading", "ready", "failed"]
 
 LLM_MISSING = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
 LABELS = {"llm": "LLM", "rag": "RAG", "ocr": "OCR", "tools": "Tools", "graph": "Agent graph",
-          "embeddings": "Embeddings", "audio": "Audio", "vision": "Vision", "sandbox": "Sandbox"}
-_BAD_WORDS = ("missing", "empty", "not configured", "unavailable", "failed", "error", "disabled", "off")
+          "embeddings": "Embeddings", "audio": "Audio", "vision": "Vision", "sandbox": "Sandbox",
+          "openalex": "OpenAlex", "unpaywall": "Unpaywall"}
+_BAD_WORDS = ("missing", "empty", "not configured", "unavailable", "failed", "error", "disabled", "off", "no key")
 _FATAL_WORDS = ("unreachable", "not served by")
 """An endpoint that cannot answer (or lacks the model): shown in red, requests fail at once."""
 
@@ -43,8 +44,10 @@ class StatusLine:
         return "\n".join(f"- {entry}" for entry in self.entries)
 
 
-GLANCE = ("llm", "rag")
-"""Parts the collapsed header always names (can it answer? does the knowledge base hold anything?)."""
+GLANCE = ("llm", "rag", "openalex")
+"""Parts the collapsed header names when present (can it answer? does the knowledge base hold anything? how far
+do scholarly searches go today?)."""
+OPENALEX_KEYLESS = "no key: ~10 searches a day"
 PENDING = ("llm", "tools", "graph", "rag")
 """What the preload makes ready, in its order: shown as loading until it reports them."""
 
@@ -89,9 +92,30 @@ def preload_status(state: LoadState, components: Mapping[str, str] | None = None
         if key in GLANCE or mark in ("❌", "⚠️") and key == "rag_error":
             # At a glance: the model and the knowledge base always, a red verdict whole, others cut short.
             brief = shown if mark == "❌" else value if len(value) <= 60 else value[:59] + "…"
+            if key == "openalex" and value.startswith(OPENALEX_KEYLESS):
+                brief = OPENALEX_KEYLESS
             problems.append(f"{mark} {_label(key)}: {brief}")
     head = _head(state, llm_configured, error, elapsed_s, preload)
     return StatusLine(" · ".join([head, *problems]), tuple(entries))
+
+
+def research_status(settings: Any) -> dict[str, str]:
+    """The scholarly services' header entries: OpenAlex's key (its daily budget), Unpaywall's email.
+
+    Only whether a key or email is set is shown, never its value (the header is public on a Space).
+    """
+    if not settings.OPENALEX_API_URL:
+        return {}
+    keyed = settings.OPENALEX_API_KEY is not None and settings.OPENALEX_API_KEY.get_secret_value().strip()
+    status = {"openalex": "key set" if keyed else
+              f"{OPENALEX_KEYLESS} (set OPENALEX_API_KEY, free at openalex.org/settings/api, for ~1,000; "
+              "DOI lookups are free either way)"}
+    if settings.UNPAYWALL_API_URL:
+        status["unpaywall"] = ("email set: paper_lookup finds open-access copies there"
+                               if settings.UNPAYWALL_EMAIL.strip() else
+                               "not used: set UNPAYWALL_EMAIL (your email, which Unpaywall requires) for its "
+                               "open-access copies; OpenAlex's are shown meanwhile")
+    return status
 
 
 def rag_status(kb: Any, settings: Any) -> str:

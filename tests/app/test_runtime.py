@@ -109,3 +109,20 @@ def test_closing_the_batch_stream_stops_the_run(monkeypatch):
         next(stream)
     stream.close()  # what gradio does when the browser tab goes away
     assert control.stop.is_set() and not control.running
+
+
+def test_the_header_says_whether_openalex_has_a_key_and_what_unpaywall_needs():
+    keyless = Runtime(load_settings(OPENALEX_API_KEY=None, UNPAYWALL_EMAIL=""),
+                      loader=lambda s: Loaded(pipeline="P", registry="R"))
+    keyless.pipeline()
+    line = keyless.status()
+    assert "⚠️ OpenAlex: no key: ~10 searches a day" in line.summary
+    assert any("**OpenAlex**: no key: ~10 searches a day (set OPENALEX_API_KEY" in e for e in line.entries)
+    assert any("**Unpaywall**: not used: set UNPAYWALL_EMAIL" in e for e in line.entries)
+    secret = "oa-header-key-77"
+    keyed = Runtime(load_settings(OPENALEX_API_KEY=secret, UNPAYWALL_EMAIL="me@example.org"),
+                    loader=lambda s: Loaded(pipeline="P", registry="R"))
+    keyed.pipeline()
+    text = keyed.status_markdown()
+    assert "✅ OpenAlex: key set" in text and secret not in text and "me@example.org" not in text
+    assert "**Unpaywall**: email set" in text

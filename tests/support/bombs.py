@@ -89,3 +89,28 @@ def many_rows_xlsx(path: Path, rows: int = 10_000_000) -> Path:
                 'r:id="rId1"/></sheets></workbook>')
     return _zip_with(path, "xl/worksheets/sheet1.xml", sheet, b"<row><c><v>1</v></c></row>", rows,
                      b"</sheetData></worksheet>", {"xl/workbook.xml": workbook})
+
+
+def compression_bomb(encoding: str, gib: int = 1) -> bytes:
+    """`gib` GiB of zero bytes compressed as `encoding` ('br': ~1.6 KB per GiB, 'zstd' ~32 KB, 'gzip' ~1 MB).
+
+    The body a hostile server sends with `Content-Encoding: <encoding>`; built in 16 MiB steps, so
+    making it never holds the expanded bytes.
+    """
+    import zlib
+
+    zeros = bytes(1 << 24)
+    steps = gib * 64
+    if encoding == "br":
+        import brotli
+
+        compressor = brotli.Compressor(quality=5)
+        return b"".join(compressor.process(zeros) for _ in range(steps)) + compressor.finish()
+    if encoding == "zstd":
+        import zstandard
+
+        zstd = zstandard.ZstdCompressor(level=19).compressobj()
+        return b"".join(zstd.compress(zeros) for _ in range(steps)) + zstd.flush()
+    wbits = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}[encoding]
+    deflate = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return b"".join(deflate.compress(zeros) for _ in range(steps)) + deflate.flush()

@@ -50,7 +50,8 @@ def roster_total(rows: int = 400, district: str = "South") -> int:
 class ChunkedServer:
     """Serves `body` at every path, chunked, without Content-Length, on 127.0.0.1."""
 
-    def __init__(self, body: bytes, content_type: str, chunk: int = 64 * 1024) -> None:
+    def __init__(self, body: bytes, content_type: str, chunk: int = 64 * 1024, encoding: str = "") -> None:
+        """`encoding`: sent as Content-Encoding (the body is sent as given: encode it first)."""
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -60,6 +61,8 @@ class ChunkedServer:
                 self.send_response(200)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Transfer-Encoding", "chunked")
+                if encoding:
+                    self.send_header("Content-Encoding", encoding)
                 self.end_headers()
                 try:
                     for start in range(0, len(outer.body), chunk):

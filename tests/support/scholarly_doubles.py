@@ -1,7 +1,9 @@
 """Loopback doubles of OpenAlex, Crossref, Unpaywall and ORCID, answering in the real services' shapes and quirks.
 
 Shapes from the services' documentation (docs.openalex.org "Work object", "Paging" and "Filter works";
-api.crossref.org swagger; unpaywall.org/data-format; info.orcid.org v3.0 `/works` and `/person`) and
+api.crossref.org swagger; developers.openalex.org "Authentication & Pricing" and "Errors" for the
+metering: `api_key`, the dollar allowance, X-RateLimit-* headers, a 429 once the day's allowance is
+gone; unpaywall.org/data-format; info.orcid.org v3.0 `/works` and `/person`) and
 from recorded responses: `PLOS_ONE_MESSAGE` is the Crossref record of 10.1371/journal.pone.0033693 as
 recorded in sckott/habanero `test/cassettes/test-works/test_works_with_one_id.yaml` (its 70 references
 trimmed). Quirks kept: OpenAlex splits `filter` at commas (a comma inside a value breaks it), pages
@@ -120,10 +122,50 @@ class OpenAlexDouble:
     authors: list[dict[str, Any]] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
     seen_filters: list[list[str]] = field(default_factory=list)
+    daily_usd: float | None = None
+    """Metering (developers.openalex.org "Authentication & Pricing", since 2026-02-13): None = unmetered;
+    else the day's allowance in dollars without a key ($0.01), and KEYED_USD with a key in `keys`."""
+    keys: tuple[str, ...] = ()
+    spent_usd: dict[str, float] = field(default_factory=dict)
+
+    KEYED_USD = 1.0
+    COST_USD = {"singleton": 0.0, "list": 0.0001, "search": 0.001}
+    """Per request: a singleton (by id or DOI) is free, list+filter $0.10 and search $1 per 1,000 calls."""
 
     def routes(self) -> dict[str, Callable[[Request], Reply]]:
-        return {"/works": self._works, "/works/": self._work, "/authors": self._entities(self.authors),
-                "/sources": self._entities(self.sources)}
+        plain = {"/works": self._works, "/works/": self._work, "/authors": self._entities(self.authors),
+                 "/sources": self._entities(self.sources)}
+        return {path: self._metered(serve) for path, serve in plain.items()}
+
+    def _metered(self, serve: Callable[[Request], Reply]) -> Callable[[Request], Reply]:
+        """Charge the request to its key's day (or the keyless one); a 429 once the allowance is gone.
+
+        Every answer carries the documented X-RateLimit-* headers (remaining in dollars); the 429's
+        body is OpenAlex's error shape `{"error", "message"}`.
+        """
+        def metered(request: Request) -> Reply:
+            if self.daily_usd is None:
+                return serve(request)
+            key = request.query.get("api_key", [""])[0]
+            who = key if key in self.keys else ""
+            allowance = self.KEYED_USD if who else self.daily_usd
+            kind = ("singleton" if "/works/" in request.path else
+                    "search" if request.query.get("search") else "list")
+            cost = self.COST_USD[kind]
+            spent = self.spent_usd.get(who, 0.0)
+            headers = {"X-RateLimit-Limit": f"{allowance:.4f}", "X-RateLimit-Reset": "2026-12-04T00:00:00Z"}
+            if cost and spent + cost > allowance + 1e-9:
+                headers.update({"X-RateLimit-Remaining": f"{max(0.0, allowance - spent):.4f}",
+                                "X-RateLimit-Credits-Used": "0"})
+                body = {"error": "Rate limit exceeded", "message": "Daily usage allowance exceeded. Add an api_key "
+                        "or wait until the allowance resets at midnight UTC."}
+                return Reply(429, json.dumps(body), "application/json", headers)
+            self.spent_usd[who] = spent + cost
+            reply = serve(request)
+            headers.update({"X-RateLimit-Remaining": f"{allowance - spent - cost:.4f}",
+                            "X-RateLimit-Credits-Used": f"{cost:.4f}"})
+            return Reply(reply.status, reply.body, reply.content_type, {**reply.headers, **headers})
+        return metered
 
     def _work(self, request: Request) -> Reply:
         ident = unquote(request.path.split("/works/", 1)[1])

@@ -178,7 +178,7 @@ def test_a_language_link_is_followed_to_that_language_s_wiki(run):
     assert {c.get("titles") for c in french.calls if c.get("titles")} == {"Paris"}
 
 
-def test_every_outbound_request_carries_the_user_agent(run):
+def test_apis_get_the_contact_user_agent_and_web_pages_a_browser_s(run):
     agent = "h19-test/1.0 (+mailto:ops@example.org)"
     wiki = MediaWikiDouble({"Paris": [WikiRevision(1, "2020-01-01T00:00:00Z", "Ann", "<p>Paris is a city.</p>")]})
     routes = {CAPTURE: Reply(200, PAGE_2001, headers=MEMENTO), "/page": Reply(200, PAGE_2001), "/w/api.php": wiki,
@@ -209,7 +209,10 @@ def test_every_outbound_request_carries_the_user_agent(run):
         seen = {(r.path, r.headers.get("User-Agent")) for r in server.requests}
     assert {path for path, _ in seen} >= {"/page", CAPTURE, "/wayback/available", "/w/api.php", "/q", "/img.png",
                                           "/search"}
-    assert {ua for _, ua in seen} == {agent}
+    pages = {"/page", CAPTURE, "/img.png", "/wayback/available"}  # sites (and archive.org): a browser's UA
+    assert {ua for path, ua in seen if path in pages} == {settings.FETCH_USER_AGENT}
+    assert {ua for path, ua in seen if path not in pages} == {agent}  # the APIs that ask for a contact
+    assert "mailto" not in settings.FETCH_USER_AGENT
 
 
 def _png() -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from pydantic import SecretStr
 
 from config import load_settings
 from tests.support.scholarly_doubles import (
@@ -24,12 +25,15 @@ from tests.support.scholarly_doubles import (
     unpaywall_location,
 )
 from tests.support.web_server import LocalWebServer
+from tools.context import ToolContext
 from tools.errors import ToolFailure
+from tools.executor import run_tool
 from tools.registry import build_registry
 from tools.web import make_orcid_tools, make_scholarly_tools
 from tools.web.crossref import strip_jats
 from tools.web.openalex import rebuild_abstract
 from tools.web.orcid import normalise_orcid
+from tools.workspace import Workspace
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +97,7 @@ def test_search_resolves_author_and_venue_exactly_and_says_so(services):
     assert COMMA_TITLE in out and "DOI: 10.1111/jfb.99999" in out and "OpenAlex: W777" in out
     assert ": part " not in out  # the other Ada's works are filtered out
     works_request = next(r for r in services["oa"].requests if r.path == "/works")
-    assert works_request.query["mailto"] == ["ops@example.org"]  # the polite pool
+    assert "mailto" not in works_request.query  # OpenAlex retired its polite pool for api_key (2026-02-13)
     assert works_request.headers["User-Agent"] == "test-agent/1.0 (mailto:ops@example.org)"
     assert services["alex"].seen_filters[-1] == ["from_publication_date:2015-01-01", "to_publication_date:2019-12-31",
                                                  "authorships.author.id:A7", "primary_location.source.id:S2"]
@@ -102,10 +106,10 @@ def test_search_resolves_author_and_venue_exactly_and_says_so(services):
 def test_search_lists_at_most_ten_with_counts_and_open_access(services):
     out = _tools(services)["scholarly_search"].invoke({"query": "rivers tides"})
     assert out.startswith("OpenAlex: 31 works match; the first 10:") and out.count("\n   DOI:") == 10
-    assert "mailto" not in services["oa"].requests[-1].query  # no contact set: no polite-pool parameter
+    assert "mailto" not in services["oa"].requests[-1].query and "api_key" not in services["oa"].requests[-1].query
     bad = _tools(services)["scholarly_search"]
     with pytest.raises(ToolFailure, match="2015-2019"):
-        bad.func(query="x", year="around 2015")
+        bad.func(query="x", year="around 2015", config={})
 
 
 def test_doi_lookup_reads_crossref_and_rebuilds_the_missing_abstract_from_openalex(services):
@@ -141,9 +145,9 @@ def test_title_lookup_pages_with_cursor_and_never_puts_the_title_in_a_filter(ser
 def test_unknown_doi_and_title_say_what_to_try(services):
     tools = _tools(services)
     with pytest.raises(ToolFailure, match="no record of the DOI 10.9999/nothing.*pass the paper's title"):
-        tools["paper_lookup"].func(doi_or_title="10.9999/nothing")
+        tools["paper_lookup"].func(doi_or_title="10.9999/nothing", config={})
     with pytest.raises(ToolFailure, match="no work titled exactly .*Closest hits"):
-        tools["paper_lookup"].func(doi_or_title="Rivers and tides")
+        tools["paper_lookup"].func(doi_or_title="Rivers and tides", config={})
 
 
 def test_orcid_counts_groups_not_summaries_newest_first(services):
@@ -183,6 +187,60 @@ def test_a_failing_service_is_named_with_what_to_try(services):
         with pytest.raises(ToolFailure, match=r"Crossref \(http://127\.0\.0\.1:\d+\) answered HTTP 503 "
                                               r"\(Service Temporarily Unavailable\)\. "
                                               r"Try again later, or use web_search"):
-            tools["paper_lookup"].func(doi_or_title=PLOS_DOI)
+            tools["paper_lookup"].func(doi_or_title=PLOS_DOI, config={})
     with pytest.raises(ToolFailure, match="year must be a year"):
-        _tools(services)["scholarly_search"].func(query="x", year="19th century")
+        _tools(services)["scholarly_search"].func(query="x", year="19th century", config={})
+
+
+KEY = "oa-test-key-5f1c9e"
+
+
+def test_the_openalex_key_is_sent_as_api_key_and_never_shown(services, caplog):
+    tools = _tools(services, OPENALEX_API_KEY=KEY, CONTACT_EMAIL="ops@example.org")
+    with caplog.at_level("INFO", logger="httpx"):
+        out = tools["scholarly_search"].invoke({"query": "rivers tides"})
+        tools["paper_lookup"].invoke({"doi_or_title": PLOS_DOI})
+    sent = [r for r in services["oa"].requests]
+    assert sent and all(r.query.get("api_key") == [KEY] and "mailto" not in r.query for r in sent)
+    assert services["cr"].requests[-1].query["mailto"] == ["ops@example.org"]  # Crossref keeps its polite pool
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "api_key=***" in logged and KEY not in logged and KEY not in out
+    from tests.support.web_server import Reply
+
+    with LocalWebServer(PrefixRoutes({"/works": Reply(503, "upstream down", "text/plain")})) as down:
+        failing = _tools(services, OPENALEX_API_URL=down.base, OPENALEX_API_KEY=KEY)
+        with pytest.raises(ToolFailure) as failure:
+            failing["scholarly_search"].func(query="tides", config={})
+    assert KEY not in str(failure.value) and KEY not in repr(failing["scholarly_search"])
+
+
+def test_a_spent_daily_budget_stops_searches_for_the_run_and_doi_lookups_still_work(tmp_path, services):
+    alex = OpenAlexDouble(sample_works(), daily_usd=0.01, keys=(KEY,))
+    with LocalWebServer(PrefixRoutes(alex.routes())) as metered, Workspace(tmp_path / "a", 2**20) as work, \
+            Workspace(tmp_path / "b", 2**20) as later, Workspace(tmp_path / "c", 2**20) as keyed_run:
+        settings = load_settings(OPENALEX_API_URL=metered.base, CROSSREF_API_URL=services["cr"].base,
+                                 UNPAYWALL_API_URL=services["up"].base, TOOL_TIMEOUT=20)
+        tools = {t.name: t for t in make_scholarly_tools(settings)}
+        run = ToolContext(workspace=work).to_config()
+        replies = [run_tool(tools["scholarly_search"], {"query": f"tides {i}"}, settings, run) for i in range(11)]
+        asked = len(metered.requests)
+        again = run_tool(tools["scholarly_search"], {"query": "rivers"}, settings, run)
+        by_title = run_tool(tools["paper_lookup"], {"doi_or_title": COMMA_TITLE}, settings, run)
+        by_doi = run_tool(tools["paper_lookup"], {"doi_or_title": PLOS_DOI}, settings, run)
+        searches_after = sum(1 for r in metered.requests[asked:] if r.query.get("search"))
+        other_run = run_tool(tools["scholarly_search"], {"query": "rivers"}, settings,
+                             ToolContext(workspace=later).to_config())
+        keyed = {t.name: t for t in make_scholarly_tools(settings.model_copy(
+            update={"OPENALEX_API_KEY": SecretStr(KEY)}))}
+        with_key = run_tool(keyed["scholarly_search"], {"query": "rivers"}, settings,
+                            ToolContext(workspace=keyed_run).to_config())
+    assert all(r.ok for r in replies[:10]) and not replies[10].ok  # $0.01 a day: ten searches
+    spent = replies[10].output
+    assert "OpenAlex's daily budget is spent (HTTP 429" in spent and "renews the next day" in spent
+    assert "paper_lookup with a DOI still works" in spent and "Set OPENALEX_API_KEY" in spent
+    assert "wait a few seconds" not in spent
+    assert not again.ok and not by_title.ok and "daily budget is spent" in by_title.output
+    assert searches_after == 0  # the rest of the run spends nothing
+    assert by_doi.ok and "Title: " in by_doi.output  # singletons are free
+    assert not other_run.ok  # another run asks again (and OpenAlex says the same)
+    assert with_key.ok and "OpenAlex:" in with_key.output

@@ -24,16 +24,16 @@ from tools.audio import LazyWhisper, Segment, clock, resolve_model, shared_model
 from tools.context import ToolContext, ToolModel
 from tools.errors import MissingDependency, ToolFailure
 from tools.paths import resolve_media
+from tools.video.downloads import run_videos, youtube_video
 from tools.video.frames import Keyframe, describe, read_text, take_stills
 from tools.video.media import Probe, probe
 from tools.video.speech import transcribe_track
 from tools.video.window import fine_clock, gif_frames, parse_time, window_bounds, window_stills
-from tools.video.youtube import YouTubeInfo, blocked_advice, fetch_captions, fetch_info, youtube_id
+from tools.video.youtube import YouTubeInfo, blocked_advice, deno_path, fetch_captions, youtube_id
 from tools.vision_model import run_model, standalone_client
 
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v")
 WATCHABLE = (*VIDEO_EXTENSIONS, ".gif")
-MAX_VIDEO_BYTES = 150 * 2**20
 DESCRIPTION_CHARS = 600
 
 
@@ -59,6 +59,9 @@ def _parts(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
     if not found["yt_dlp"]:
         limited["YouTube download"] = "yt-dlp is not installed (pip install yt-dlp): YouTube videos have no title, " \
                                       "duration or keyframes"
+    if found["yt_dlp"] and deno_path() is None:
+        limited["YouTube JS runtime"] = ("no JavaScript runtime for yt-dlp (pip install deno yt-dlp-ejs): YouTube "
+                                         "may offer no downloadable format, so no keyframes or speech")
     if not found["captions"]:
         limited["YouTube captions"] = "youtube-transcript-api is not installed (pip install youtube-transcript-api)"
     if not found["vision"]:
@@ -113,12 +116,22 @@ class Watcher:
         self.budget = budget
         self.deadline = self.start + budget
         self.notes: list[str] = []
+        self.media_start = self.start
+        """When the download ended (or was not needed): the media steps' deadlines count from here."""
         self.window: tuple[float, float] | None = None
         """The inclusive [start, end] asked for (seconds), once known against the duration."""
 
     def at(self, share: float) -> float:
         """The monotonic time when `share` of the budget is spent."""
         return self.start + self.budget * share
+
+    def media_at(self, share: float) -> float:
+        """The monotonic time when `share` of the media work's own time is spent.
+
+        The download has its deadline (half the budget); the ffmpeg, OCR and vision steps get every second
+        left after it, so a slow download no longer leaves them a second, and a reused file leaves them all.
+        """
+        return self.media_start + (self.deadline - self.media_start) * share
 
     def watch(self, source: str, question: str, config: RunnableConfig,
               window: tuple[float | None, float | None] = (None, None)) -> str:
@@ -130,8 +143,9 @@ class Watcher:
         if video_id is not None:
             if self.found["captions"]:
                 captioner = _start(lambda: captions.update(
-                    result=fetch_captions(video_id, max(2.0, self.budget / 3), self.settings.HTTP_USER_AGENT)))
+                    result=fetch_captions(video_id, max(2.0, self.budget / 3), self.settings.FETCH_USER_AGENT)))
             info = self.youtube(video_id, ctx)
+            self.media_start = time.monotonic()
         else:
             if source.strip().lower().startswith(("http://", "https://")):
                 raise ToolFailure(f"{source} is not a YouTube video. watch_video plays YouTube URLs and video files; "
@@ -191,7 +205,7 @@ class Watcher:
 
     def look(self, frames: list[Keyframe], question: str, title: str | None, config: RunnableConfig) -> None:
         """OCR of the frames by 75% of the budget, then one vision request for their descriptions."""
-        if self.found["tesseract"] and not read_text(frames, self.at(0.75)):
+        if self.found["tesseract"] and not read_text(frames, self.media_at(0.65)):
             self.notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
         if frames and self.found["vision"]:
             note = describe(frames, run_model(config, self.fallback), self.settings, question, title, self.deadline)
@@ -199,23 +213,23 @@ class Watcher:
                 self.notes.append(note)
 
     def youtube(self, video_id: str, ctx: ToolContext) -> YouTubeInfo:
-        """Metadata and, when keyframes can be taken, the (capped) file, within half of the budget."""
+        """Metadata and, when keyframes can be taken, the (capped) file: by half of the budget, once per run."""
         if not self.found["yt_dlp"]:
             return YouTubeInfo(video_id, notes=[self.limited["YouTube download"]])
-        folder = ctx.work.subdir("video") if self.found["ffmpeg"] else None
-        return fetch_info(video_id, folder, self.at(0.5), MAX_VIDEO_BYTES, ctx.work.reserve,
-                          self.settings.HTTP_USER_AGENT)
+        return youtube_video(ctx.work, run_videos(ctx.workspace), video_id, self.at(0.5), bool(self.found["ffmpeg"]),
+                             ctx.work.reserve)
 
     def keyframes(self, file: Path | None, media: Probe | None, duration: float | None, title: str | None,
                   question: str, ctx: ToolContext, config: RunnableConfig) -> tuple[list[Keyframe], str]:
-        """Stills by 55% of the budget, their OCR by 75%, their descriptions by the deadline."""
+        """Stills by 40% of the media time (a window's by 35%), OCR by 65%, descriptions by the deadline."""
         if file is None or not self.found["ffmpeg"] or (media is not None and not media.has_video):
             return [], ""
         if self.window is not None:
             frames, how = window_stills(self.found["ffmpeg"], file, *self.window, ctx.work.subdir("frames"),
-                                        self.at(0.45))
+                                        self.media_at(0.35))
         else:
-            frames, how = take_stills(self.found["ffmpeg"], file, duration, ctx.work.subdir("frames"), self.at(0.55))
+            frames, how = take_stills(self.found["ffmpeg"], file, duration, ctx.work.subdir("frames"),
+                                      self.media_at(0.4))
         self.look(frames, question, title, config)
         return frames, how
 

@@ -10,6 +10,7 @@ recognition. Both libraries are optional: whichever is missing, the other still 
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,11 +96,46 @@ class _Quiet:
         self.errors.append(re.sub(r"^ERROR:\s*", "", msg).strip())
 
 
+def deno_path() -> str | None:
+    """The Deno binary yt-dlp solves YouTube's JavaScript challenges with: the `deno` package's, else PATH's."""
+    try:
+        import deno
+
+        found = str(deno.find_deno_bin())
+    except Exception:  # noqa: BLE001 - the package missing or shipping no binary for this platform
+        found = shutil.which("deno") or ""
+    return found if found and Path(found).is_file() else None
+
+
+def js_runtimes() -> dict[str, dict[str, str]]:
+    """yt-dlp's `js_runtimes` option naming Deno's path explicitly; {} when there is no Deno."""
+    path = deno_path()
+    return {"deno": {"path": path}} if path else {}
+
+
+def ydl_options(folder: Path | None, deadline: float, max_bytes: int, logger: Any, hooks: list[Any],
+                runtimes: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """The YoutubeDL options of one call: quiet, capped, bounded by `deadline`, with the JS runtime named.
+
+    No User-Agent is set: yt-dlp sends the browser's each YouTube client expects, and the owner's
+    contact (HTTP_USER_AGENT) is not YouTube's business.
+    """
+    options: dict[str, Any] = {
+        "quiet": True, "no_warnings": True, "noprogress": True, "logger": logger, "noplaylist": True,
+        "ignore_no_formats_error": True, "socket_timeout": max(2.0, deadline - time.monotonic()),
+        "format": DOWNLOAD_FORMAT, "max_filesize": max_bytes, "progress_hooks": hooks,
+        "outtmpl": str((folder or Path(".")) / "%(id)s.%(ext)s"), "retries": 1, "fragment_retries": 1}
+    if runtimes:
+        options["js_runtimes"] = runtimes
+    return options
+
+
 def fetch_info(video_id: str, folder: Path | None, deadline: float, max_bytes: int,
-               reserve: Any = None, user_agent: str = USER_AGENT) -> YouTubeInfo:
+               reserve: Any = None, runtimes: dict[str, dict[str, str]] | None = None) -> YouTubeInfo:
     """Metadata, and with `folder` the video file too, both via yt-dlp; failures become notes.
 
-    `reserve(nbytes, what)` claims disk before the download (the run's workspace budget).
+    `reserve(nbytes, what)` claims disk before the download (the run's workspace budget); `deadline`
+    (monotonic) bounds this download alone. `runtimes`: yt-dlp's `js_runtimes` (default: Deno's path).
     """
     info = YouTubeInfo(video_id)
     try:
@@ -113,11 +149,8 @@ def fetch_info(video_id: str, folder: Path | None, deadline: float, max_bytes: i
         if progress.get("status") == "downloading" and time.monotonic() > deadline:
             raise yt_dlp.utils.DownloadCancelled("TOOL_TIMEOUT reached during the download")
 
-    options = {"quiet": True, "no_warnings": True, "noprogress": True, "logger": logger, "noplaylist": True,
-               "ignore_no_formats_error": True, "socket_timeout": max(2.0, deadline - time.monotonic()),
-               "format": DOWNLOAD_FORMAT, "max_filesize": max_bytes, "progress_hooks": [stop_at_deadline],
-               "outtmpl": str((folder or Path(".")) / "%(id)s.%(ext)s"), "retries": 1, "fragment_retries": 1,
-               "http_headers": {"User-Agent": user_agent}}
+    options = ydl_options(folder, deadline, max_bytes, logger, [stop_at_deadline],
+                          js_runtimes() if runtimes is None else runtimes)
     with yt_dlp.YoutubeDL(options) as ydl:
         try:
             meta = ydl.extract_info(watch_url(video_id), download=False) or {}

@@ -45,10 +45,11 @@ class WebReader:
     def from_settings(cls, settings: Settings) -> WebReader:
         """The reader the settings describe.
 
-        Blocked domains, allowed hosts, timeout, page size, User-Agent, file cap.
+        Blocked domains, allowed hosts, timeout, page size, file cap, and FETCH_USER_AGENT: web pages get
+        a browser's User-Agent, never HTTP_USER_AGENT's contact (that goes only to the APIs asking for one).
         """
         return cls(blocked_prefixes(settings.BLOCKED_DOMAINS), NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS),
-                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE, settings.HTTP_USER_AGENT,
+                   max(2.0, settings.TOOL_TIMEOUT - 1.0), settings.MAX_FILE_SIZE, settings.FETCH_USER_AGENT,
                    int(settings.MAX_DOWNLOAD_MB * 2**20))
 
     def get(self, url: str, work: Workspace | None = None) -> Download:

@@ -9,15 +9,19 @@ only the tools that need it, with the reason in `python -m tools list`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
+from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
 from tools.web.crossref import Crossref, Unpaywall
 from tools.web.openalex import OpenAlex, Work, year_filters
 from tools.web.orcid import Orcid, OrcidWork, normalise_orcid
-from tools.web.service import Service, contact_email, tool_timeout
+from tools.web.service import BudgetSpent, Service, contact_email, tool_timeout
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/\S+)", re.IGNORECASE)
 ABSTRACT_CHARS = 3000
@@ -26,6 +30,40 @@ ABSTRACT_CHARS = 3000
 def _service(settings: Settings, name: str, url: str, polite: bool) -> Service:
     return Service(name, url, tool_timeout(settings), settings.HTTP_USER_AGENT,
                    mailto=contact_email(settings) if polite else "")
+
+
+def openalex_service(settings: Settings) -> Service:
+    """OpenAlex: OPENALEX_API_KEY as `api_key`, no `mailto` (its polite pool is retired), the contact in the UA."""
+    key = settings.OPENALEX_API_KEY.get_secret_value().strip() if settings.OPENALEX_API_KEY else ""
+    return Service("OpenAlex", settings.OPENALEX_API_URL, tool_timeout(settings), settings.HTTP_USER_AGENT,
+                   api_key=key)
+
+
+@dataclass
+class RunBudget:
+    """Per run: why OpenAlex's list and search requests stopped (its daily budget spent), empty while they go."""
+
+    spent: str = ""
+
+
+def budget_advice(failure: BudgetSpent, keyed: bool) -> str:
+    """The reply once the daily budget is spent: what still works, and the key that raises the budget."""
+    key = ("" if keyed else " Set OPENALEX_API_KEY (free at https://openalex.org/settings/api) for about 1,000 "
+           "searches a day instead of ~10.")
+    return (f"{failure}. scholarly_search and title lookups will not ask OpenAlex again in this run; "
+            "paper_lookup with a DOI still works (single-record lookups are free), and web_search or arxiv_search "
+            f"can find the paper.{key}")
+
+
+def _guarded(run: RunBudget, keyed: bool, call: Callable[[], str]) -> str:
+    """`call`, refused at once when the run's budget is spent, and recording it when this call finds it spent."""
+    if run.spent:
+        raise ToolFailure(run.spent, "http_error")
+    try:
+        return call()
+    except BudgetSpent as exc:
+        run.spent = budget_advice(exc, keyed)
+        raise ToolFailure(run.spent, "http_error") from None
 
 
 def find_doi(text: str) -> str:
@@ -92,7 +130,7 @@ class Papers:
     """paper_lookup's sources: Crossref by DOI, OpenAlex by title or for what Crossref lacks, Unpaywall for copies."""
 
     def __init__(self, settings: Settings) -> None:
-        self.openalex = OpenAlex(_service(settings, "OpenAlex", settings.OPENALEX_API_URL, True))
+        self.openalex = OpenAlex(openalex_service(settings))
         self.crossref = Crossref(_service(settings, "Crossref", settings.CROSSREF_API_URL, True)) \
             if settings.CROSSREF_API_URL else None
         email = settings.UNPAYWALL_EMAIL.strip()
@@ -161,9 +199,14 @@ def make_orcid_tools(settings: Settings) -> list[BaseTool]:
 def _openalex_tools(settings: Settings) -> list[BaseTool]:
     papers = Papers(settings)
     openalex = papers.openalex
+    keyed = bool(openalex.service.api_key)
+
+    def run_budget(config: RunnableConfig) -> RunBudget:
+        return ToolContext.of(config).work.shared("openalex-budget", RunBudget)
 
     @tool
-    def scholarly_search(query: str, author: str = "", year: str = "", venue: str = "") -> str:
+    def scholarly_search(query: str, config: RunnableConfig, author: str = "", year: str = "",  # noqa: D417
+                         venue: str = "") -> str:
         """Search scholarly works (journals, conferences, books, preprints) in OpenAlex: up to 10 works.
 
         Each hit gives title, authors, year, venue, DOI, OpenAlex id, cited-by count, type and an
@@ -178,6 +221,9 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
         """
         if not any(v.strip() for v in (query or "", author or "", venue or "")):
             raise ToolFailure("give at least a query, an author or a venue, e.g. query=\"graphene\".", "bad_arguments")
+        return _guarded(run_budget(config), keyed, lambda: search(query, author, year, venue))
+
+    def search(query: str, author: str, year: str, venue: str) -> str:
         filters, notes = year_filters(year) if (year or "").strip() else [], []
         for entity, name, key, label in (("authors", author, "authorships.author.id", "Author"),
                                          ("sources", venue, "primary_location.source.id", "Venue")):
@@ -197,7 +243,7 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
         return "\n".join(head + [describe_hit(i, w) for i, w in enumerate(works, start=1)])
 
     @tool
-    def paper_lookup(doi_or_title: str) -> str:
+    def paper_lookup(doi_or_title: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
         """Look up one paper by DOI or exact title: full metadata, abstract and an open-access copy.
 
         Gives title, authors (with ORCID iDs when recorded), journal, volume/issue/pages, publication
@@ -210,7 +256,9 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
         text = " ".join((doi_or_title or "").split())
         if not text:
             raise ToolFailure("pass a DOI such as 10.1038/nature14539 or a paper's title.", "bad_arguments")
-        return papers.lookup(text)
+        if find_doi(text):  # a DOI is a singleton lookup: free, so it goes even once the budget is spent
+            return papers.lookup(text)
+        return _guarded(run_budget(config), keyed, lambda: papers.lookup(text))
 
     return [scholarly_search, paper_lookup]
 

@@ -1,14 +1,19 @@
-"""A configured JSON web service called politely: the project's User-Agent, a timeout, a `mailto`, errors to act on.
+"""A configured JSON web service called politely: the project's User-Agent, a timeout, a key, errors to act on.
 
 The scholarly and map tools speak APIs the operator configured (OPENALEX_API_URL, NOMINATIM_URL, …);
 those are trusted as configured, like the search providers. Every request names the project and a
-contact (HTTP_USER_AGENT), as the OpenAlex, Crossref and Nominatim policies ask; OpenAlex and Crossref
-also get `mailto` (their "polite pool") when UNPAYWALL_EMAIL or CONTACT_EMAIL is set. A failure
-becomes a ToolFailure naming the service and what to try instead.
+contact (HTTP_USER_AGENT), as the OpenAlex, Crossref and Nominatim policies ask; Crossref also gets
+`mailto` (its polite pool) when UNPAYWALL_EMAIL or CONTACT_EMAIL is set. OpenAlex retired its polite
+pool: since 2026-02-13 it meters a daily budget per API key (OPENALEX_API_KEY, sent as `api_key`;
+without one about $0.01 a day). A 429 that says the daily budget is spent raises `BudgetSpent` (it
+renews the next day, so waiting does not help); any other failure becomes a ToolFailure naming the
+service and what to try instead. Bodies are read through the bounded decoders (`tools.decoders`).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import threading
 import time
@@ -19,11 +24,16 @@ from typing import Any
 import httpx
 
 from config import Settings
+from tools.decoders import read_capped
 from tools.errors import ToolFailure
+
+MAX_JSON_BYTES = 32 * 2**20
+"""The most a service's decoded JSON answer may take (a larger one is refused, not parsed)."""
+DAILY_WORDS = ("daily", "per day", "credits", "budget", "usage limit")
 
 
 def contact_email(settings: Settings) -> str:
-    """The address sent as `mailto`: UNPAYWALL_EMAIL, else CONTACT_EMAIL, else empty."""
+    """The address sent to Crossref as `mailto`: UNPAYWALL_EMAIL, else CONTACT_EMAIL, else empty."""
     return (settings.UNPAYWALL_EMAIL or settings.CONTACT_EMAIL).strip()
 
 
@@ -32,8 +42,26 @@ def tool_timeout(settings: Settings) -> float:
     return max(2.0, settings.TOOL_TIMEOUT - 1.0)
 
 
+class _HideKeys(logging.Filter):
+    """httpx logs every request's URL at INFO: an `api_key` in it is masked before any handler sees it."""
+
+    KEY = re.compile(r"(api_key=)[^&\s'\"]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "api_key=" in record.getMessage():
+            record.msg, record.args = self.KEY.sub(r"\1***", record.getMessage()), ()
+        return True
+
+
+logging.getLogger("httpx").addFilter(_HideKeys())
+
+
 class NotFound(Exception):
     """The service answered 404: the thing asked for does not exist there."""
+
+
+class BudgetSpent(ToolFailure):
+    """The service's daily budget (credits) is spent: it renews the next day, so the run stops asking."""
 
 
 @dataclass
@@ -46,7 +74,9 @@ class Service:
     timeout_s: float
     user_agent: str
     mailto: str = ""
-    """Sent as the `mailto` parameter (OpenAlex and Crossref polite pools) when set."""
+    """Sent as the `mailto` parameter (Crossref's polite pool) when set."""
+    api_key: str = field(default="", repr=False)
+    """Sent as the `api_key` parameter (OpenAlex) when set; never in a message, a repr or a trace."""
     fallback: str = "web_search"
     """What the model can try when the service fails."""
     throttle: MinInterval | None = None
@@ -66,43 +96,68 @@ class Service:
         query = dict(params or {})
         if self.mailto:
             query.setdefault("mailto", self.mailto)
+        if self.api_key:
+            query["api_key"] = self.api_key
         headers = {"User-Agent": self.user_agent, "Accept": "application/json"}
         if self.throttle is not None:
             self.throttle()
         self.requests += 1
         try:
-            with httpx.Client(timeout=self.timeout_s, follow_redirects=True, headers=headers) as client:
-                response = client.request(method, self.url(path), params=query, data=data)
+            with httpx.Client(timeout=self.timeout_s, follow_redirects=True, headers=headers) as client, \
+                    client.stream(method, self.url(path), params=query, data=data) as response:
+                body, cut = read_capped(response, MAX_JSON_BYTES, self.name)
         except httpx.TimeoutException:
             raise self.failure(f"did not answer within {self.timeout_s:.0f}s", "timeout") from None
         except httpx.HTTPError as exc:
-            raise self.failure(f"could not be reached ({type(exc).__name__}: {str(exc)[:100]})",
+            said = _HideKeys.KEY.sub(r"\1***", str(exc))  # an error may quote the URL, key included
+            raise self.failure(f"could not be reached ({type(exc).__name__}: {said[:100]})",
                                "network_error") from None
         finally:
             if self.throttle is not None:
                 self.throttle.done()  # the next request waits a whole interval from this answer too
         if response.status_code == 404:
-            raise NotFound(response.text[:200])
+            raise NotFound(body[:200].decode("utf-8", "replace"))
         if response.status_code == 429:
-            raise self.failure("is rate limiting (HTTP 429); wait a little before asking it again", "http_error")
+            raise self.rate_limited(response, body)
         if response.status_code >= 400 and response.status_code not in accept:
-            raise self.failure(f"answered HTTP {response.status_code} ({_detail(response)})", "http_error")
+            raise self.failure(f"answered HTTP {response.status_code} ({_detail(response, body)})", "http_error")
+        if cut:
+            raise self.failure(f"answered with more than {MAX_JSON_BYTES // 2**20} MB of JSON", "size_limit")
         try:
-            return response.json()
+            return json.loads(body)
         except ValueError:
             kind = response.headers.get("content-type", "unknown type")
             raise self.failure(f"answered with something that is not JSON ({kind})", "http_error") from None
+
+    def rate_limited(self, response: httpx.Response, body: bytes) -> ToolFailure:
+        """The 429's meaning: the daily budget spent (`BudgetSpent`, its remaining credits at 0) or a burst limit.
+
+        OpenAlex sends `X-RateLimit-Remaining` (credits, or dollars, left today) on every answer and a
+        JSON `{"error", "message"}` body on errors.
+        """
+        detail = _detail(response, body)
+        remaining = response.headers.get("x-ratelimit-remaining", "").strip()
+        try:
+            spent = float(remaining) <= 0
+        except ValueError:
+            spent = False
+        if spent or any(word in detail.lower() for word in DAILY_WORDS):
+            return BudgetSpent(f"{self.name}'s daily budget is spent (HTTP 429: {detail}). It renews the next day "
+                               "(UTC), so waiting does not help", "http_error")
+        return self.failure(f"is rate limiting (HTTP 429: {detail}); wait a few seconds before asking it again",
+                            "http_error")
 
     def failure(self, what: str, kind: Any) -> ToolFailure:
         """A ToolFailure saying the service `what`, and what to try instead."""
         return ToolFailure(f"{self.name} ({self.base_url}) {what}. Try again later, or use {self.fallback}.", kind)
 
 
-def _detail(response: httpx.Response) -> str:
+def _detail(response: httpx.Response, raw: bytes) -> str:
+    text = raw[:20_000].decode("utf-8", "replace")
     try:
-        body = response.json()
+        body = json.loads(text)
     except ValueError:
-        return " ".join(re.sub(r"<[^>]+>", " ", response.text).split())[:160] or response.reason_phrase
+        return " ".join(re.sub(r"<[^>]+>", " ", text).split())[:160] or response.reason_phrase
     if isinstance(body, dict):
         for key in ("message", "error", "developer-message", "user-message", "remark"):
             value = body.get(key)
