@@ -34,6 +34,7 @@ from evaluation.ordering import plan_order, recorded_durations
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
+from evaluation.rerun import record_lineage
 from evaluation.run_info import RunInfo, read_run_info, update_run_info, with_recorded_selection, write_run_info
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
 from evaluation.start_spacer import StartSpacer
@@ -46,6 +47,7 @@ from evaluation.task_loop import (  # noqa: F401 - Progress and build_record: re
     build_record,
     notify,
 )
+from tools.replay_cache import ToolCache
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
@@ -82,6 +84,10 @@ class RunConfig:
     """The run's iteration cap (`--max-iterations`); None = the recorded one on resume, else MAX_ITERATIONS."""
     max_cost_usd: float | None = None
     """Cost cap of this invocation (`--max-cost-usd`); None = BATCH_MAX_COST_USD; 0 = none."""
+    parent: Path | None = None
+    """The run whose failures this run re-runs (`--rerun-failed`, evaluation.rerun); kept in run.json."""
+    replay_from: Path | None = None
+    """A run folder whose tool cache answers matching tool calls (`--replay`); None: every call live."""
 
 
 @dataclass
@@ -163,6 +169,8 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
                                 max_iterations=config.max_iterations))
     if config.max_iterations:
         update_run_info(out, max_iterations=config.max_iterations)  # a resume may set another cap
+    record_lineage(out, config, settings)
+    tool_cache = ToolCache.for_run(settings, out, config.replay_from)
     cost = CostCap(out, settings.BATCH_MAX_COST_USD if config.max_cost_usd is None else config.max_cost_usd)
     first: dict[str, Sample] = {}
     for sample in samples:
@@ -192,7 +200,7 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
 
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
                     scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
-                    max_iterations=config.max_iterations)
+                    max_iterations=config.max_iterations, tool_cache=tool_cache)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
