@@ -86,6 +86,8 @@ class BatchRequest:
     """The SCORERS name of a new run (a resumed run keeps its own)."""
     max_iterations: int | None = None
     """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
+    rerun_of: str | None = None
+    """A finished run folder whose failures this run re-runs, its tool calls replayed (evaluation.rerun)."""
 
 
 @dataclass
