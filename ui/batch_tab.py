@@ -170,7 +170,14 @@ class BatchHandlers:
             if parent is None:
                 yield BatchView(status="❌ Pick a finished run as Run A to re-run its failures.").as_tuple()
                 return
-            req = replace(req, source="hub", data_dir="", task_ids=[], rerun_of=str(parent))
+            from evaluation.rerun import failed_task_ids  # its ids size the run before it starts
+
+            try:
+                failed = failed_task_ids(parent)
+            except Exception as exc:  # noqa: BLE001 - RunError (no details.jsonl): one clear line
+                yield BatchView(status=f"❌ {public_text(str(exc), settings)}").as_tuple()
+                return
+            req = replace(req, source="hub", data_dir="", task_ids=failed, rerun_of=str(parent))
         watch = ListenerWatch(gradio_unread(self.demo, getattr(request, "session_hash", None)),
                               settings.BATCH_UNWATCHED_STOP_S)
         try:
