@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -10,10 +13,26 @@ import gradio as gr
 from config import Settings
 from ui.access import refusal_for
 from ui.budget_fields import iteration_ceiling, run_iterations
-from ui.debug import attachment_for
+from ui.debug import attachment_for, traces_folder
 from ui.rerun import rerun_view
 from ui.runtime import Runtime
 from ui.session import Session, public_text
+
+TRACE_NAME = re.compile(r"trace-[\w-]{1,64}\.jsonl")
+
+
+def trusted_trace(value: Any) -> str | None:
+    """The trace file a re-run compares with, if it is one the Debug tab wrote (or gradio's copy of one).
+
+    The value comes from the client: a path anywhere else (another file of the server) is refused.
+    """
+    if not value:
+        return None
+    path = Path(str(getattr(value, "path", value))).resolve()
+    if not TRACE_NAME.fullmatch(path.name) or not path.is_file():
+        return None
+    roots = [traces_folder().resolve(), (Path(tempfile.gettempdir()) / "gradio").resolve()]
+    return str(path) if any(path.is_relative_to(root) for root in roots) else None
 
 
 @dataclass
@@ -51,9 +70,9 @@ def wire_rerun(panel: RerunPanel, settings: Settings, runtime: Runtime, *, trace
             return f"<p>{refused}</p>"
         path, _ = attachment_for(file, picked)
         try:
-            return rerun_view(runtime, trace, text, path, getattr(picked, "task_id", None), model=model or "",
-                              max_iterations=run_iterations(iterations, settings), replay=bool(replay),
-                              readable=visitor.readable)
+            return rerun_view(runtime, trusted_trace(trace), text, path, getattr(picked, "task_id", None),
+                              model=model or "", max_iterations=run_iterations(iterations, settings),
+                              replay=bool(replay), readable=visitor.readable)
         except Exception as exc:  # noqa: BLE001 - shown in place, secrets masked
             return f"<p>❌ {public_text(str(exc), settings)}</p>"
 

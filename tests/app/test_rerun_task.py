@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent.events import ToolResult
 from config import load_settings
 from tests.support.openai_server import ScriptedOpenAI, call, say, tool_results
@@ -53,3 +55,16 @@ def test_rerun_replays_the_first_runs_calls_and_the_traces_part_where_the_model_
     assert [e.replayed for e in again if isinstance(e, ToolResult)] == [True]
     a, b = trace_steps(trace), trace_steps(again)
     assert first_divergence(a, b) == 1 and a[0] == b[0] and b[1] == "answer: seventeen"
+
+
+def test_only_a_trace_file_the_debug_tab_wrote_is_compared(tmp_path):
+    from agent.events import Solution
+    from ui.debug import traces_folder
+    from ui.rerun_panel import trusted_trace
+
+    written = write_trace(Solution(question="q", answer="a", source="agent"), traces_folder())
+    assert trusted_trace(written) == str(Path(written).resolve())
+    elsewhere = tmp_path / "trace-x.jsonl"
+    elsewhere.write_text("{}", encoding="utf-8")
+    assert trusted_trace(str(elsewhere)) is None and trusted_trace("/etc/passwd") is None
+    assert trusted_trace(None) is None
