@@ -20,7 +20,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -205,7 +205,7 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
                       stopped=(stop.is_set() or cost.reached) and tracker.done < tracker.total, limiter=limiter,
-                      cost=cost)
+                      cost=cost, tool_cache=tool_cache)
     return result
 
 
@@ -231,7 +231,7 @@ def run_scorer(config: RunConfig, recorded: RunInfo | None) -> str:
 
 def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, config: RunConfig, settings: Settings,
              split_samples: Sequence[Sample], *, stopped: bool, limiter: RateLimiter | None = None,
-             cost: CostCap | None = None) -> RunResult:
+             cost: CostCap | None = None, tool_cache: ToolCache | None = None) -> RunResult:
     """Rebuild every output file of the run folder from its checkpoint."""
     loaded = checkpoint.load()
     order = {s.task_id: i for i, s in enumerate(samples)}
@@ -253,6 +253,10 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
         meta["cost_usd"], meta["max_cost_usd"] = cost.spent_usd, cost.cap_usd
         if stopped and (reason := cost.reason()):
             meta["stopped_reason"] = reason
+    if config.parent is not None:
+        meta["parent"] = str(config.parent)
+    if tool_cache is not None:  # this session's calls: replayed from --replay's record, kept, refused
+        meta["tool_cache"] = asdict(tool_cache.stats)
     if limiter is not None:
         stats = limiter.stats()
         meta["rate_limited_429"], meta["limiter_wait_s"] = stats.rate_limited, stats.waited_s

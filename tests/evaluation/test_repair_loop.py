@@ -93,6 +93,8 @@ def test_rerun_replays_only_the_failures_and_compare_shows_the_repair(site, sand
     assert not any(TASKS[0].question in q for q in questions)  # the correct task was not asked again
     assert len(site.requests) == 4 and len(sandbox_runs) == 4  # every call matched: none went live
 
+    meta = second.summary["meta"]
+    assert meta["tool_cache"]["replayed"] == 6 and meta["parent"] == str((tmp_path / "run1").resolve())
     info = read_run_info(tmp_path / "run2")
     assert info is not None and info.parent == str((tmp_path / "run1").resolve())
     assert info.changed_settings["max_iterations"]["now"] == 7
@@ -148,3 +150,10 @@ def test_rerun_of_a_run_without_failures_is_refused(tmp_path):
                                             encoding="utf-8")
     with pytest.raises(RunError, match="nothing to re-run"):
         rerun_config(Path(tmp_path), RunConfig())
+
+
+def test_cli_refuses_only_category_without_a_run_to_rerun(capsys):
+    from evaluation.__main__ import main
+
+    assert main(["run", "--only-category", "tool_failed"]) == 2
+    assert "--only-category narrows --rerun-failed" in capsys.readouterr().err
