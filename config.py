@@ -438,6 +438,17 @@ class Settings(BaseSettings):
         description="Rounds of reports without progress after which the orchestrator re-makes its ledger.",
     )
 
+    # --- repair loop (issue 35) ---
+    TOOL_CACHE_ENABLED: bool = Field(
+        True,
+        description="Batch runs keep every tool call's arguments and result in the run folder (tool_cache/), "
+                    "content-addressed and redacted, so `--replay RUN_DIR` can answer the same calls from it.",
+    )
+    TOOL_CACHE_MAX_MB: float = Field(
+        50, gt=0,
+        description="Size cap of one run's tool cache; calls past it are not kept (the run goes on, live).",
+    )
+
     @model_validator(mode="after")
     def _writable_defaults(self) -> Settings:
         """Default folders in a read-only app folder (a Space, a system install) move to a per-user cache."""

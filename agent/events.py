@@ -140,6 +140,8 @@ class ToolResult(Event):
     """None when ok; else why it failed (tools.errors.ErrorKind)."""
     thumbnail: str | None = None
     """A small JPEG data URL of the page a browser step saw (trace and downloads only, never the model)."""
+    replayed: bool = False
+    """Answered from a recorded run's tool cache (`--replay`), not live (tools.replay_cache)."""
 
 
 @dataclass(kw_only=True)

@@ -237,7 +237,7 @@ def _reply(ctx: RunContext, emit: Callable[[Event], None], call_id: str, name: s
            outcome: ToolOutcome) -> ToolMessage:
     emit(ToolResult(elapsed_s=ctx.elapsed(), call_id=call_id, name=name, output=outcome.output, ok=outcome.ok,
                     duration_s=round(outcome.duration_s, 4), truncated_chars=outcome.truncated_chars,
-                    error_kind=outcome.error_kind, thumbnail=outcome.thumbnail))
+                    error_kind=outcome.error_kind, thumbnail=outcome.thumbnail, replayed=outcome.replayed))
     return ToolMessage(content=outcome.output, tool_call_id=call_id, name=name,
                        status="success" if outcome.ok else "error")
 

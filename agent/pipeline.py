@@ -42,6 +42,7 @@ from models.messages import message_text
 from rag.types import EmptyKnowledgeBase, KnowledgeBase
 from tools.context import ToolContext
 from tools.registry import ToolRegistry, build_registry
+from tools.replay_cache import ToolCache
 from tools.specs import Role
 from tools.workspace import open_workspace
 
@@ -66,6 +67,8 @@ class _Request:
     """Tokens earlier attempts at the same task spent (they count against MAX_TOKENS_PER_TASK)."""
     strategy: Strategy | None = None
     """This run's strategy (None: AGENT_STRATEGY)."""
+    tool_cache: ToolCache | None = None
+    """The run's tool-result cache (record and replay, tools.replay_cache); None: every call live, none kept."""
 
 
 @dataclass(frozen=True)
@@ -209,15 +212,16 @@ class Pipeline:
     def stream(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
                history: list[dict[str, Any]] | None = None, use_rag: bool = True, confine: bool = True,
                readable: Sequence[str | Path] = (), max_iterations: int | None = None,
-               strategy: Strategy | None = None) -> Iterator[Event]:
+               strategy: Strategy | None = None, tool_cache: ToolCache | None = None) -> Iterator[Event]:
         """Answer `question`, yielding trace events as they happen; the last is AnswerExtracted or ErrorEvent.
 
         `confine` limits file tools to the attachment, `readable` (e.g. the app session's uploads) and the
         run's own workspace; the CLIs, run by the machine's owner, pass `confine=False`. `max_iterations`
-        overrides MAX_ITERATIONS for this run, `strategy` AGENT_STRATEGY.
+        overrides MAX_ITERATIONS for this run, `strategy` AGENT_STRATEGY; `tool_cache` records (and replays)
+        its tool calls.
         """
         request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations, strategy=strategy)
+                           max_iterations, strategy=strategy, tool_cache=tool_cache)
         return self._events(request, live=True)
 
     def _events(self, request: _Request, *, live: bool) -> Iterator[Event]:
@@ -233,13 +237,14 @@ class Pipeline:
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
               history: list[dict[str, Any]] | None = None, use_rag: bool = True, confine: bool = True,
               readable: Sequence[str | Path] = (), max_iterations: int | None = None,
-              spent_tokens: int = 0, strategy: Strategy | None = None) -> Solution:
+              spent_tokens: int = 0, strategy: Strategy | None = None,
+              tool_cache: ToolCache | None = None) -> Solution:
         """Answer `question` and return the collected Solution (answer, source, tokens, trace); see `stream`.
 
         `spent_tokens`: what earlier attempts at the same task spent (a batch's retry of a failed task).
         """
         request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations, spent_tokens, strategy)
+                           max_iterations, spent_tokens, strategy, tool_cache)
         events = list(self._events(request, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
         solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
@@ -302,7 +307,8 @@ class Pipeline:
         inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         workspace = open_workspace(s, request.task_id or "run")
         tool_context = ToolContext(attachments=loop.attachments, task_id=request.task_id, workspace=workspace,
-                                   readable=request.readable, confined=request.confine, model=loop.client)
+                                   readable=request.readable, confined=request.confine, model=loop.client,
+                                   tool_cache=request.tool_cache)
 
         def counted(event: Event) -> None:  # tools' model calls (vision) count against the run's tokens too
             loop.meter.observe(event)

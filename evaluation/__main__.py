@@ -2,7 +2,7 @@
 
     python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
         [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag] [--scorer NAME]
-        [--max-iterations N] [--max-cost-usd USD]
+        [--max-iterations N] [--max-cost-usd USD] [--rerun-failed RUN_DIR [--only-category C]] [--replay RUN_DIR]
     python -m evaluation compare RUN_A RUN_B
     python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
 
@@ -69,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cost-usd", type=_non_negative, metavar="USD",
                      help="start no new task once the run (its earlier resumes included) cost this much "
                           "(default BATCH_MAX_COST_USD; 0 = no cap)")
+
+    run.add_argument("--rerun-failed", type=Path, metavar="RUN_DIR",
+                     help="run only RUN_DIR's wrong, errored or cut tasks, into a new folder linked to it")
+    run.add_argument("--only-category", metavar="C",
+                     help="with --rerun-failed: only tasks of this failure or repair category (e.g. tool_failed)")
+    run.add_argument("--replay", type=Path, metavar="RUN_DIR",
+                     help="answer tool calls recorded in RUN_DIR's tool cache from it; the others run live")
 
     cmp = sub.add_parser("compare", help="fixed / regressed / unchanged tasks and accuracy per level of two runs")
     cmp.add_argument("run_a", type=Path)
@@ -141,7 +148,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
                        use_rag=not args.no_rag, scorer=args.scorer, max_iterations=args.max_iterations,
-                       max_cost_usd=args.max_cost_usd, strategy=args.strategy)
+                       max_cost_usd=args.max_cost_usd, strategy=args.strategy,
+                       replay_from=args.replay.expanduser().resolve() if args.replay else None)
+    config = _as_rerun(args, config)
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))
@@ -169,6 +178,20 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
               f"python -m evaluation run --resume --output-dir {result.output_dir} (its run.json keeps the selection)")
         return 130
     return 0
+
+
+def _as_rerun(args: argparse.Namespace, config: Any) -> Any:
+    """With --rerun-failed: the config re-running that folder's failures (evaluation.rerun)."""
+    from evaluation.rerun import rerun_config
+    from evaluation.runner import RunError
+
+    if args.only_category and not args.rerun_failed:
+        raise RunError("--only-category narrows --rerun-failed RUN_DIR: give the run folder too.")
+    if not args.rerun_failed:
+        return config
+    if args.resume:
+        raise RunError("--rerun-failed starts a new run folder: it cannot be combined with --resume.")
+    return rerun_config(args.rerun_failed, config, args.only_category)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.repair_table import repair_table
+
 
 class CompareError(ValueError):
     """A run folder cannot be compared; the message says which and why."""
@@ -74,6 +76,10 @@ class Comparison:
     a_strategy: str = "react"
     """The strategy run A solved its tasks with (run.json, else its records; react before strategies)."""
     b_strategy: str = "react"
+    still_wrong: list[str] = field(default_factory=list)
+    """Wrong in both runs (a subset of `unchanged`)."""
+    categories: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """task id → (its failure category in A, in B), for the repair table."""
 
     @property
     def common(self) -> int:
@@ -132,6 +138,7 @@ class Comparison:
         for title, ids in (("Fixed (wrong in A, correct in B)", self.fixed),
                            ("Regressed (correct in A, wrong in B)", self.regressed)):
             lines += ["", f"## {title}", ""] + ([self._task(t) for t in ids] or ["- none"])
+        lines += ["", *repair_table(self.fixed, self.regressed, self.still_wrong, self.categories)]
         if self.skipped_lines:
             lines += ["", f"Note: {self.skipped_lines} malformed line(s) in details.jsonl were skipped."]
         return "\n".join(lines) + "\n"
@@ -190,6 +197,10 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
         else:
             result.unchanged.append(task_id)
             result.unchanged_correct += bool(now)
+            if not now:
+                result.still_wrong.append(task_id)
+        result.categories[task_id] = (str(a[task_id].get("failure_category") or "unscored"),
+                                      str(b[task_id].get("failure_category") or "unscored"))
     result.a_cost_usd, result.a_tokens = _spent(a)
     result.b_cost_usd, result.b_tokens = _spent(b)
     common = set(result.fixed) | set(result.regressed) | set(result.unchanged)

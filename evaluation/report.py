@@ -20,6 +20,7 @@ from typing import Any
 
 from evaluation.chart import plot_accuracy
 from evaluation.records import TaskRecord
+from evaluation.repair_hints import hints_markdown
 
 CHART_NAME = "accuracy.png"
 WAIT_WORTH_NOTING_S = 1.0
@@ -238,6 +239,7 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
             f"| {_cell(r.predicted if not r.error else f'{r.predicted} (error: {r.error})', 60)} | {mark[r.correct]} "
             f"| {r.failure_category} | {r.steps} | {r.latency_s:.1f} | {r.cost_usd:.4f} |"
         )
+    lines += [""] + hints_markdown(records)
     tips = recommendations(summary)
     lines += ["", "## Recommendations", ""] + (
         [f"- {t}" for t in tips] or ["- Nothing stands out; look at the wrong answers one by one."])

@@ -43,6 +43,15 @@ class RunInfo:
     """What the run's model calls cost so far, over every session (resumes included)."""
     max_cost_usd: float = 0.0
     """The cost cap of the latest invocation (0 = none); only the current invocation's cap is in force."""
+    # --- repair loop (issue 35) ---
+    parent: str | None = None
+    """The run folder whose failures this run re-runs (`--rerun-failed`); None for a first run."""
+    replay_from: str | None = None
+    """The run folder whose tool cache answers matching tool calls (`--replay`); None: all live."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The run's non-secret settings (redacted) and run options, to tell what a re-run changed."""
+    changed_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Setting -> {"parent": value, "now": value} for each setting that differs from the parent run's."""
 
     @property
     def source_text(self) -> str:

@@ -20,7 +20,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ from evaluation.ordering import plan_order, recorded_durations
 from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
+from evaluation.rerun import record_lineage
 from evaluation.run_info import RunInfo, read_run_info, update_run_info, with_recorded_selection, write_run_info
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
 from evaluation.start_spacer import StartSpacer
@@ -48,6 +49,7 @@ from evaluation.task_loop import (
     notify,
 )
 from evaluation.task_loop import build_record as build_record
+from tools.replay_cache import ToolCache
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
@@ -86,6 +88,10 @@ class RunConfig:
     """Cost cap of this invocation (`--max-cost-usd`); None = BATCH_MAX_COST_USD; 0 = none."""
     strategy: Strategy | None = None
     """`--strategy`; None = the folder's own on resume, else AGENT_STRATEGY."""
+    parent: Path | None = None
+    """The run whose failures this run re-runs (`--rerun-failed`, evaluation.rerun); kept in run.json."""
+    replay_from: Path | None = None
+    """A run folder whose tool cache answers matching tool calls (`--replay`); None: every call live."""
 
 
 @dataclass
@@ -168,6 +174,8 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
                                 max_iterations=config.max_iterations, strategy=config.strategy or "react"))
     if config.max_iterations:
         update_run_info(out, max_iterations=config.max_iterations)  # a resume may set another cap
+    record_lineage(out, config, settings)
+    tool_cache = ToolCache.for_run(settings, out, config.replay_from)
     cost = CostCap(out, settings.BATCH_MAX_COST_USD if config.max_cost_usd is None else config.max_cost_usd)
     first: dict[str, Sample] = {}
     for sample in samples:
@@ -197,12 +205,12 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
 
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
                     scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
-                    max_iterations=config.max_iterations, strategy=config.strategy)
+                    max_iterations=config.max_iterations, strategy=config.strategy, tool_cache=tool_cache)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
                       stopped=(stop.is_set() or cost.reached) and tracker.done < tracker.total, limiter=limiter,
-                      cost=cost)
+                      cost=cost, tool_cache=tool_cache)
     return result
 
 
@@ -243,7 +251,7 @@ def run_scorer(config: RunConfig, recorded: RunInfo | None) -> str:
 
 def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, config: RunConfig, settings: Settings,
              split_samples: Sequence[Sample], *, stopped: bool, limiter: RateLimiter | None = None,
-             cost: CostCap | None = None) -> RunResult:
+             cost: CostCap | None = None, tool_cache: ToolCache | None = None) -> RunResult:
     """Rebuild every output file of the run folder from its checkpoint."""
     loaded = checkpoint.load()
     order = {s.task_id: i for i, s in enumerate(samples)}
@@ -266,6 +274,10 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
         meta["cost_usd"], meta["max_cost_usd"] = cost.spent_usd, cost.cap_usd
         if stopped and (reason := cost.reason()):
             meta["stopped_reason"] = reason
+    if config.parent is not None:
+        meta["parent"] = str(config.parent)
+    if tool_cache is not None:  # this session's calls: replayed from --replay's record, kept, refused
+        meta["tool_cache"] = asdict(tool_cache.stats)
     if limiter is not None:
         stats = limiter.stats()
         meta["rate_limited_429"], meta["limiter_wait_s"] = stats.rate_limited, stats.waited_s

@@ -32,6 +32,7 @@ from evaluation.scorer import Score, Scorer, official_scorer
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
+    from tools.replay_cache import ToolCache
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,8 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
 
 
 def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iterations: int | None = None,
-                 spent_tokens: int = 0, strategy: Strategy | None = None) -> Solution:
+                 spent_tokens: int = 0, strategy: Strategy | None = None,
+                 tool_cache: ToolCache | None = None) -> Solution:
     """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing.
 
     `spent_tokens` (earlier attempts' tokens) count against MAX_TOKENS_PER_TASK.
@@ -133,6 +135,8 @@ def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iteratio
         cap["spent_tokens"] = spent_tokens
     if strategy:
         cap["strategy"] = strategy
+    if tool_cache is not None:
+        cap["tool_cache"] = tool_cache
     try:
         return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag, **cap)
     except Exception as exc:  # noqa: BLE001
@@ -143,12 +147,12 @@ def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iteratio
 
 def solve_with_retry(pipeline: Pipeline, sample: Sample, *, use_rag: bool, retries: int,
                      stop: threading.Event, max_iterations: int | None = None,
-                     strategy: Strategy | None = None) -> list[Solution] | None:
+                     strategy: Strategy | None = None, tool_cache: ToolCache | None = None) -> list[Solution] | None:
     """Every attempt at `sample` (up to 1 + `retries`), or None when the stop cut the last one short."""
     solutions: list[Solution] = []
     for _ in range(retries + 1):
         spent = sum(s.total_tokens for s in solutions)
-        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent, strategy))
+        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent, strategy, tool_cache))
         if stop.is_set() and solutions[-1].error:
             return None  # its model request was refused by the stop: a resume runs it again
         if not solutions[-1].error or stop.is_set() or solutions[-1].error_permanent:
@@ -173,6 +177,8 @@ class TaskLoop:
     """The run's iteration cap (None: MAX_ITERATIONS)."""
     strategy: Strategy | None = None
     """The run's strategy (None: AGENT_STRATEGY)."""
+    tool_cache: ToolCache | None = None
+    """The run's tool-result cache (record, and replay with `--replay`); None: no tool call kept."""
 
     def run_one(self, sample: Sample) -> TaskRecord | None:
         """Solve one task with retries and checkpoint its record; None when the task was left undone."""
@@ -184,7 +190,8 @@ class TaskLoop:
         started = time.time()
         solutions = solve_with_retry(self.pipeline, prepared, use_rag=self.use_rag,
                                      retries=self.settings.TASK_RETRY_MAX, stop=self.stop,
-                                     max_iterations=self.max_iterations, strategy=self.strategy)
+                                     max_iterations=self.max_iterations, strategy=self.strategy,
+                                     tool_cache=self.tool_cache)
         if solutions is None:
             return None
         record = build_record(prepared, solutions, started_at=started, finished_at=time.time(),

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from models.client import CallResult
     from models.endpoint import Role
     from models.model_client import Purpose
+    from tools.replay_cache import ToolCache
 
 CONFIG_KEY = "tool_context"
 
@@ -51,6 +52,8 @@ class ToolContext:
     """True in app sessions and batch runs: file tools open only attachments, `readable` and the workspace."""
     model: ToolModel | None = field(default=None, compare=False)
     """The run's model client, for tools that call a model (vision, video descriptions)."""
+    tool_cache: ToolCache | None = field(default=None, compare=False)
+    """The run's tool-result cache (tools.replay_cache): every call kept, matching ones replayed; None = live only."""
 
     @property
     def work(self) -> Workspace:

@@ -5,6 +5,10 @@ exceptions in one wrapper): `ToolFailure`, `MissingDependency`, timeouts and arg
 errors. Any other exception is a bug: logged with its traceback, shown as an internal error (or, with
 `raise_internal_errors`, re-raised: tests pass it so a tool's bug fails its test). The graph's tools node and
 `python -m tools call` both use it.
+
+It is also the one place the run's tool-result cache (`tools.replay_cache`, from the ToolContext) is
+consulted and fed: a call recorded by the replayed run is answered from the record (`replayed`), every
+call's outcome is kept.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from config import Settings, redact
 from tools.context import ToolContext
 from tools.errors import ErrorKind, MissingDependency, ToolFailure
 from tools.paging import page_long_output
+from tools.replay_cache import CachedResult
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +43,8 @@ class ToolOutcome:
     error_kind: ErrorKind | None = None
     thumbnail: str | None = None
     """A small data-URL image of what the tool saw (a browser step), for the trace only."""
+    replayed: bool = False
+    """Answered from a recorded run's tool cache instead of running the tool."""
 
 
 def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableConfig | None = None) -> tuple[str, int]:
@@ -64,8 +71,28 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings, config: R
     """Invoke `tool` with `args` under TOOL_TIMEOUT; never raises for the tool's own failures.
 
     A bug in the tool (any exception that is not one of the failures above) becomes an internal-error
-    observation, or is re-raised with `raise_internal_errors` (tests: the bug fails the test).
+    observation, or is re-raised with `raise_internal_errors` (tests: the bug fails the test). With a
+    tool cache in the run's context, a recorded call is answered from it and every outcome is kept.
     """
+    context = ToolContext.of(config)
+    cache = context.tool_cache
+    if cache is None:
+        return _run_live(tool, args, settings, config, raise_internal_errors)
+    started = time.monotonic()
+    if (hit := cache.replay(tool.name, args, context.task_id)) is not None:
+        outcome = ToolOutcome(output=hit.output, ok=hit.ok, duration_s=time.monotonic() - started,
+                              truncated_chars=hit.truncated_chars, error_kind=hit.error_kind,
+                              replayed=True)
+    else:
+        outcome = _run_live(tool, args, settings, config, raise_internal_errors)
+    cache.keep(tool.name, args, context.task_id,
+               CachedResult(outcome.output, outcome.ok, outcome.error_kind, outcome.truncated_chars))
+    return outcome
+
+
+def _run_live(tool: BaseTool, args: dict[str, Any], settings: Settings, config: RunnableConfig | None,
+              raise_internal_errors: bool) -> ToolOutcome:
+    """Run the tool itself (see `run_tool`)."""
     start = time.monotonic()
     limit = settings.TOOL_TIMEOUT
     # A worker thread lets us stop waiting; tools that spawn processes (run_python) kill their own children.

@@ -12,7 +12,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +227,10 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
                        scorer=None if resume else req.scorer,  # a resume scores as the run's run.json says
                        strategy=req.strategy)
+    if req.rerun_of and not resume:  # the failures of a finished run, its tool calls answered from its record
+        from evaluation.rerun import rerun_config
+
+        config = rerun_config(Path(req.rerun_of), replace(config, replay_from=Path(req.rerun_of), scorer=None))
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Loading the tasks… (run folder `{output_dir.name}`)")
     warn = "" if resume else missing_note(req, settings)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import gradio as gr
@@ -48,6 +48,8 @@ class BatchTab:
     """The session's iteration cap, as State for the same reason."""
     choosers: tuple[gr.Dropdown, gr.Number]
     """The scorer and iteration components whose changes the States mirror."""
+    rerun_btn: gr.Button
+    """Re-runs Run A's failures into a new run folder, its tool calls replayed (issue 35)."""
     strategy: gr.Dropdown | None = None
     strategy_state: gr.State | None = None
     """The session's strategy pick (issue 32), as State for the same reason."""
@@ -136,10 +138,12 @@ def _layout(settings: Settings) -> BatchTab:
         with gr.Row():
             refresh_btn = gr.Button("Refresh run list")
             compare_btn = gr.Button("Compare", elem_id="compare-btn")
+            rerun_btn = gr.Button("↺ Re-run Run A's failures (tools replayed)", elem_id="rerun-btn")
         comparison = gr.Markdown(label="Comparison", elem_id="comparison")
     return BatchTab(form, control, [batch_status, table, summary, chart, downloads], progress_box, run_btn, halt_btn,
                     resume_pick, resume_btn, run_a, run_b, refresh_btn, compare_btn, comparison,
-                    gr.State(DEFAULT_SCORER), gr.State(None), choosers, strategy, gr.State(settings.AGENT_STRATEGY))
+                    gr.State(DEFAULT_SCORER), gr.State(None), choosers, rerun_btn, strategy,
+                    gr.State(settings.AGENT_STRATEGY))
 
 
 class BatchHandlers:
@@ -149,7 +153,8 @@ class BatchHandlers:
         self.demo, self.settings, self.runtime = demo, settings, runtime
 
     def views(self, form: BatchForm, control: BatchControl, visitor: Session, profile: Any, request: Any,
-              progress: Any, resume: bool, resume_dir: str | None = None) -> Iterator[tuple[Any, ...]]:
+              progress: Any, resume: bool, resume_dir: str | None = None,
+              rerun_of: str | None = None) -> Iterator[tuple[Any, ...]]:
         """The run's views as the tab's output values: refusals and form errors first, before anything runs."""
         settings = self.settings
         if (refused := refusal_for(settings, profile)) is not None:  # before any model request
@@ -167,6 +172,19 @@ class BatchHandlers:
                 yield BatchView(status="❌ Nothing to resume under that name: pick a run from the list.").as_tuple()
                 return
             resume_dir = str(found)
+        if rerun_of is not None:  # the failures of a finished run this visitor may see (evaluation.rerun)
+            parent = resolve_run(rerun_of, settings, visitor) if rerun_of else None
+            if parent is None:
+                yield BatchView(status="❌ Pick a finished run as Run A to re-run its failures.").as_tuple()
+                return
+            from evaluation.rerun import failed_task_ids  # its ids size the run before it starts
+
+            try:
+                failed = failed_task_ids(parent)
+            except Exception as exc:  # noqa: BLE001 - RunError (no details.jsonl): one clear line
+                yield BatchView(status=f"❌ {public_text(str(exc), settings)}").as_tuple()
+                return
+            req = replace(req, source="hub", data_dir="", task_ids=failed, rerun_of=str(parent))
         watch = ListenerWatch(gradio_unread(self.demo, getattr(request, "session_hash", None)),
                               settings.BATCH_UNWATCHED_STOP_S)
         try:
@@ -221,7 +239,25 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     def compare_visible(run_a: str | None, run_b: str | None, visitor: Session) -> str:
         return compare(run_a, run_b, settings, visitor)
 
+    def rerun(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
+              concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
+              control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
+              strategy: Any = None, profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+              progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
+        form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
+                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
+                         run_strategy(strategy))
+        yield from h.views(form, control_state, visitor, profile, request, progress, resume=False,
+                           rerun_of=run_dir or "")
+
     _wire(demo, settings, tab, h, evaluate, resume, compare_visible, session)
+    assert tab.strategy_state is not None
+    tab.rerun_btn.click(rerun, [*tab.form, tab.scorer_pick, tab.control, session, tab.run_a, tab.iterations_state,
+                                tab.strategy_state],
+                        tab.outputs, api_name="rerun_failed", concurrency_id="batch",
+                        concurrency_limit=settings.BATCH_MAX_RUNNING + 1, show_progress_on=[tab.progress_box]
+                        ).then(h.runs, [tab.control, session], [tab.run_a, tab.run_b, tab.resume_pick],
+                               api_visibility="private")
 
 
 def _wire(demo: gr.Blocks, settings: Settings, tab: BatchTab, h: BatchHandlers, evaluate: Any, resume: Any,

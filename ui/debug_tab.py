@@ -16,6 +16,7 @@ from ui.batch import SCORER_CHOICES, load_samples
 from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.debug import AskOutput, ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.forms import LEVELS, SOURCE_LABELS, AskForm, PickForm, source_of
+from ui.rerun_panel import rerun_panel, wire_rerun
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.strategy_field import STRATEGIES, run_strategy
@@ -147,6 +148,9 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     """The tab's components and their events (inside the caller's `gr.Blocks`)."""
     with gr.Tab("🔎 Debug one question", id="debug"):
         t = _layout(settings)
+        panel = rerun_panel(settings)
+    wire_rerun(panel, settings, runtime, trace_file=t.trace_file, question=t.question, upload=t.upload, task=t.task,
+               session=session)
 
     def ask(question: str, file: Any, picked_task: Any, use_rag: bool, scorer_name: str | None,
             control_state: AskControl | None, visitor: Session, iterations: Any = None, strategy: Any = None,

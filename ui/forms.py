@@ -89,6 +89,8 @@ class BatchRequest:
     """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
     strategy: Strategy | None = None
     """The run's strategy (None: AGENT_STRATEGY, or the resumed run's own)."""
+    rerun_of: str | None = None
+    """A finished run folder whose failures this run re-runs, its tool calls replayed (evaluation.rerun)."""
 
 
 @dataclass

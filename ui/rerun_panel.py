@@ -1,0 +1,81 @@
+"""The Debug tab's "Re-run this task" panel: edited settings, a button, the two traces side by side (ui.rerun)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from config import Settings
+from ui.access import refusal_for
+from ui.budget_fields import iteration_ceiling, run_iterations
+from ui.debug import attachment_for, traces_folder
+from ui.rerun import rerun_view
+from ui.runtime import Runtime
+from ui.session import Session, public_text
+
+TRACE_NAME = re.compile(r"trace-[\w-]{1,64}\.jsonl")
+
+
+def trusted_trace(value: Any) -> str | None:
+    """The trace file a re-run compares with, if it is one the Debug tab wrote (or gradio's copy of one).
+
+    The value comes from the client: a path anywhere else (another file of the server) is refused.
+    """
+    if not value:
+        return None
+    path = Path(str(getattr(value, "path", value))).resolve()
+    if not TRACE_NAME.fullmatch(path.name) or not path.is_file():
+        return None
+    roots = [traces_folder().resolve(), (Path(tempfile.gettempdir()) / "gradio").resolve()]
+    return str(path) if any(path.is_relative_to(root) for root in roots) else None
+
+
+@dataclass
+class RerunPanel:
+    """The panel's components."""
+
+    model: Any
+    iterations: Any
+    replay: Any
+    button: Any
+    view: Any
+
+
+def rerun_panel(settings: Settings) -> RerunPanel:
+    """The panel's components (inside the Debug tab, under the trace)."""
+    with gr.Accordion("Re-run this task with edited settings", open=False, elem_id="rerun-panel"):
+        with gr.Row():
+            model = gr.Textbox(value=settings.MODEL_NAME, label="Model", elem_id="rerun-model")
+            iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
+                                   maximum=iteration_ceiling(settings), label="Max iterations",
+                                   elem_id="rerun-iterations")
+            replay = gr.Checkbox(value=True, label="Replay the first run's tool calls", elem_id="rerun-replay")
+        button = gr.Button("↺ Re-run this task", elem_id="rerun-task-btn")
+        view = gr.HTML("", elem_id="rerun-view")
+    return RerunPanel(model, iterations, replay, button, view)
+
+
+def wire_rerun(panel: RerunPanel, settings: Settings, runtime: Runtime, *, trace_file: Any, question: Any,
+               upload: Any, task: Any, session: gr.State) -> None:
+    """Connect the button: the last trace (its download file) against a fresh run of the same question."""
+
+    def rerun(trace: Any, text: str, file: Any, picked: Any, model: str, iterations: Any, replay: bool,
+              visitor: Session, profile: gr.OAuthProfile | None = None) -> str:
+        if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+            return f"<p>{refused}</p>"
+        path, _ = attachment_for(file, picked)
+        try:
+            return rerun_view(runtime, trusted_trace(trace), text, path, getattr(picked, "task_id", None),
+                              model=model or "", max_iterations=run_iterations(iterations, settings),
+                              replay=bool(replay), readable=visitor.readable)
+        except Exception as exc:  # noqa: BLE001 - shown in place, secrets masked
+            return f"<p>❌ {public_text(str(exc), settings)}</p>"
+
+    panel.button.click(rerun, [trace_file, question, upload, task, panel.model, panel.iterations, panel.replay,
+                               session], panel.view, api_name="rerun_task", concurrency_id="agent",
+                       concurrency_limit=settings.APP_CONCURRENCY)
