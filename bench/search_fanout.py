@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from config import load_settings
 from tests.support.web_server import LocalWebServer, Reply, Request
@@ -21,7 +21,7 @@ LATENCY_S = 0.5
 WIKI = {"query": {"search": [{"ns": 0, "title": "Mercedes Sosa", "pageid": 1, "snippet": "Argentine singer"}]}}
 
 
-def _slow(body: dict[str, object]) -> Callable[[Request], Reply]:
+def _slow(body: Mapping[str, object]) -> Callable[[Request], Reply]:
     def answer(request: Request) -> Reply:
         time.sleep(LATENCY_S)
         return Reply.json(body)
