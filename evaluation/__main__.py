@@ -2,7 +2,7 @@
 
     python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
         [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag] [--scorer NAME]
-        [--max-iterations N] [--max-cost-usd USD]
+        [--max-iterations N] [--max-cost-usd USD] [--attempts K]
     python -m evaluation compare RUN_A RUN_B
     python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
 
@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cost-usd", type=_non_negative, metavar="USD",
                      help="start no new task once the run (its earlier resumes included) cost this much "
                           "(default BATCH_MAX_COST_USD; 0 = no cap)")
+    run.add_argument("--attempts", type=_positive, metavar="K",
+                     help="solve each task K times independently and keep the majority answer; the report gives "
+                          "pass@1, pass@K and majority accuracy (default ATTEMPTS)")
 
     cmp = sub.add_parser("compare", help="fixed / regressed / unchanged tasks and accuracy per level of two runs")
     cmp.add_argument("run_a", type=Path)
@@ -138,7 +141,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
                        use_rag=not args.no_rag, scorer=args.scorer, max_iterations=args.max_iterations,
-                       max_cost_usd=args.max_cost_usd)
+                       max_cost_usd=args.max_cost_usd, attempts=args.attempts)
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))

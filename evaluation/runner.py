@@ -82,6 +82,8 @@ class RunConfig:
     """The run's iteration cap (`--max-iterations`); None = the recorded one on resume, else MAX_ITERATIONS."""
     max_cost_usd: float | None = None
     """Cost cap of this invocation (`--max-cost-usd`); None = BATCH_MAX_COST_USD; 0 = none."""
+    attempts: int | None = None
+    """Independent attempts per task, voted (`--attempts`); None = ATTEMPTS."""
 
 
 @dataclass
@@ -192,7 +194,7 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
 
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
                     scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
-                    max_iterations=config.max_iterations)
+                    max_iterations=config.max_iterations, attempts=config.attempts or settings.ATTEMPTS)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
