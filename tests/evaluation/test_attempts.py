@@ -85,3 +85,19 @@ def test_the_fixture_batch_stays_right_with_the_check_on_and_a_checker_that_chan
     assert len(records) == len(FIXTURE_TASKS) and all(r["correct"] for r in records), records
     checked = [r for r in records if r["predicted_before_check"] is not None]
     assert checked and all(r["predicted_before_check"] == r["predicted"] for r in checked)
+
+
+def test_the_rag_short_circuit_answers_once_and_a_stop_ends_the_attempts():
+    from agent.events import Solution
+    from evaluation.attempts import solve_attempts
+
+    calls: list[int] = []
+
+    def rag() -> list[Solution]:
+        calls.append(1)
+        return [Solution(question="q", answer="A", source="rag")]
+
+    assert len(solve_attempts(rag, 3) or []) == 1 and len(calls) == 1
+    outcomes = iter([[Solution(question="q", answer="A", source="agent")], None])
+    assert len(solve_attempts(lambda: next(outcomes), 3) or []) == 1  # a stop cut the second: the first stands
+    assert solve_attempts(lambda: None, 3) is None
