@@ -449,6 +449,23 @@ class Settings(BaseSettings):
         description="Size cap of one run's tool cache; calls past it are not kept (the run goes on, live).",
     )
 
+    # --- answer check, parallel search, attempts and vote (issue 32) ------------------------------
+    ANSWER_CHECK: Literal["on", "off"] = Field(
+        "on",
+        description="After extraction, one tool-less request checks the answer's form against GAIA's rules; only "
+                    "the form may change (a reply that changes a number or a name is rejected, the draft kept).",
+    )
+    SEARCH_FANOUT: Literal["all", "first"] = Field(
+        "all",
+        description="web_search: `all` asks every SEARCH_PROVIDERS provider at once and merges by URL "
+                    "(reciprocal-rank fusion); `first` asks them in order until one answers (failover).",
+    )
+    ATTEMPTS: int = Field(
+        1, ge=1, le=20,
+        description="Independent runs per batch task; the answer is the majority of the scorer's normalised "
+                    "answers (ties: the earliest); `--attempts` sets it for one invocation.",
+    )
+
     @model_validator(mode="after")
     def _writable_defaults(self) -> Settings:
         """Default folders in a read-only app folder (a Space, a system install) move to a per-user cache."""

@@ -208,6 +208,21 @@ class AnswerExtracted(Event):
 
 
 @dataclass(kw_only=True)
+class AnswerCheck(Event):
+    """The answer checker's look at the extracted draft (ANSWER_CHECK, issue 32): only the form may change."""
+
+    kind: Literal["answer_check"] = field(default="answer_check", init=False)
+    before: str
+    """The extracted draft."""
+    after: str
+    """What the checker proposed ('' when it failed or was not asked); the answer only when `accepted`."""
+    accepted: bool
+    """The proposal became the answer; False keeps the draft."""
+    reason: str
+    """Why: 'unchanged', 'form only: …', 'changes a fact: …', 'check failed: …', 'skipped: …'."""
+
+
+@dataclass(kw_only=True)
 class ErrorEvent(Event):
     """A failure that ended or degraded the run (LLM error after retries, configuration missing)."""
 
@@ -264,14 +279,14 @@ class WorkerReported(Event):
 
 TraceEvent = (RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | HistoryTrimmed
               | AnswerExtracted | ErrorEvent | ContextMasked | TokenBudgetExhausted | LedgerMade | ProgressChecked
-              | WorkerReported)
+              | WorkerReported | AnswerCheck)
 """Every event a run can yield: a union discriminated by `kind`, so renderers can `match` on the type."""
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__dataclass_fields__["kind"].default: cls  # type: ignore[misc]
     for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, HistoryTrimmed,
                 AnswerExtracted, ErrorEvent, ContextMasked, TokenBudgetExhausted, LedgerMade, ProgressChecked,
-                WorkerReported)
+                WorkerReported, AnswerCheck)
 }
 
 
@@ -311,6 +326,8 @@ class Solution:
     """The error cannot be fixed by asking again (see ErrorEvent.permanent)."""
     strategy: str = "react"
     """The strategy that ran (AGENT_STRATEGY or the run's own): `react` or `team`."""
+    answer_before_check: str | None = None
+    """The extracted draft when the answer check looked at it (None: no check ran)."""
     events: list[Event] = field(default_factory=list)
 
     @property
@@ -356,6 +373,8 @@ class Solution:
                 sol.budget_exhausted = True
             elif isinstance(ev, AnswerExtracted):
                 sol.answer, sol.raw_final, sol.answer_truncated = ev.answer, ev.raw, ev.truncated
+            elif isinstance(ev, AnswerCheck):
+                sol.answer_before_check = ev.before
             elif isinstance(ev, ErrorEvent):
                 sol.error = ev.message if sol.error is None else f"{sol.error}; {ev.message}"
                 sol.error_permanent = sol.error_permanent or ev.permanent

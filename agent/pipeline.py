@@ -24,6 +24,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 import rag
 from agent.answer import answer_from_messages
+from agent.answer_check import checked
 from agent.budget import RunBudget, TokenMeter
 from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
 from agent.graph import build_graph, recursion_limit
@@ -298,7 +299,8 @@ class Pipeline:
         final_state = yield from self._loop(loop, live)
         if final_state.get("error"):
             return  # the node already emitted the ErrorEvent; the answer stays empty
-        yield self._answer(final_state.get("messages", []), elapsed())
+        draft = self._answer(final_state.get("messages", []), elapsed())
+        yield from checked(draft, question, client, trace, s, started)  # ANSWER_CHECK, every strategy
 
     def _loop(self, loop: _Loop, live: bool) -> Generator[Event, None, dict[str, Any]]:
         """Run the LangGraph loop in the run's workspace, yielding its events as they happen; the final state."""

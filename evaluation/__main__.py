@@ -2,7 +2,8 @@
 
     python -m evaluation run --data-dir DIR --split validation [--level N] [--max-samples N] [--task-id ID ...]
         [--concurrency N] [--delay S] [--output-dir DIR] [--resume [--retry-errors]] [--no-rag] [--scorer NAME]
-        [--max-iterations N] [--max-cost-usd USD] [--rerun-failed RUN_DIR [--only-category C]] [--replay RUN_DIR]
+        [--max-iterations N] [--max-cost-usd USD] [--attempts K] [--rerun-failed RUN_DIR [--only-category C]]
+        [--replay RUN_DIR]
     python -m evaluation compare RUN_A RUN_B
     python -m evaluation api --username NAME [--agent-code URL] [--concurrency N]
 
@@ -69,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cost-usd", type=_non_negative, metavar="USD",
                      help="start no new task once the run (its earlier resumes included) cost this much "
                           "(default BATCH_MAX_COST_USD; 0 = no cap)")
+    run.add_argument("--attempts", type=_positive, metavar="K",
+                     help="solve each task K times independently and keep the majority answer; the report gives "
+                          "pass@1, pass@K and majority accuracy (default ATTEMPTS)")
 
     run.add_argument("--rerun-failed", type=Path, metavar="RUN_DIR",
                      help="run only RUN_DIR's wrong, errored or cut tasks, into a new folder linked to it")
@@ -148,7 +152,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                        task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
                        use_rag=not args.no_rag, scorer=args.scorer, max_iterations=args.max_iterations,
-                       max_cost_usd=args.max_cost_usd, strategy=args.strategy,
+                       max_cost_usd=args.max_cost_usd, strategy=args.strategy, attempts=args.attempts,
                        replay_from=args.replay.expanduser().resolve() if args.replay else None)
     config = _as_rerun(args, config)
     bar = ProgressBar()

@@ -39,7 +39,16 @@ class TaskRecord:
     completion_tokens: int = 0
     latency_s: float = 0.0
     retries: int = 0
-    attempts: int = 1
+    tries: int = 1
+    """Solves of the task, retries of failed ones and every attempt included."""
+    attempts: list[str] = field(default_factory=list)
+    """Each independent attempt's answer (ATTEMPTS / --attempts; one with K = 1); `predicted` is their vote."""
+    pass_at_1: bool | None = None
+    """The first attempt's answer was right (None unscored)."""
+    pass_at_k: bool | None = None
+    """Any attempt's answer was right (None unscored)."""
+    predicted_before_check: str | None = None
+    """The extracted draft when the answer check looked at it (None: no check ran)."""
     error: str | None = None
     answer_truncated: bool = False
     """The answer came from a reply the server cut at its length limit (finish_reason "length")."""
@@ -81,6 +90,8 @@ class TaskRecord:
         """Rebuild from `to_dict()` output (older files too: a missing scorer name is the official one)."""
         names = {f.name for f in fields(cls)} - {"score"}
         known = {k: v for k, v in data.items() if k in names}
+        if isinstance(known.get("attempts"), int):  # before issue 32, `attempts` counted the solves
+            known["tries"] = known.pop("attempts")
         explanation = data.get("explanation")
         if known.get("correct") is not None:
             known["score"] = Score.from_dict(explanation if isinstance(explanation, dict) else {}, known["correct"])

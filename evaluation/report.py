@@ -97,8 +97,27 @@ def summarize(records: list[TaskRecord], *, elapsed_s: float, meta: dict[str, An
                    if r.limiter_wait_s >= WAIT_WORTH_NOTING_S},
         "elapsed_s": elapsed_s,
         "failure_categories": dict(categories.most_common()),
+        "attempts": attempt_metrics(records),
         "meta": dict(meta or {}),
     }
+
+
+def attempt_metrics(records: list[TaskRecord]) -> dict[str, Any]:
+    """pass@1 (the first attempt right), pass@K (any attempt right) and majority accuracy over the scored tasks."""
+    scored = [r for r in records if r.correct is not None]
+    k = max((len(r.attempts) for r in records), default=1)
+
+    def rate(values: list[bool | None]) -> float | None:
+        return sum(bool(v) for v in values) / len(values) if values else None
+
+    return {"k": k, "pass_at_1": rate([r.pass_at_1 for r in scored]), "pass_at_k": rate([r.pass_at_k for r in scored]),
+            "majority": rate([r.correct for r in scored])}
+
+
+def _attempt_line(metrics: dict[str, Any]) -> list[str]:
+    k = metrics["k"]
+    return [f"- **Attempts** (K = {k}): pass@1 {_pct(metrics['pass_at_1'])}, pass@{k} {_pct(metrics['pass_at_k'])}, "
+            f"majority {_pct(metrics['majority'])}"]
 
 
 def _usd(value: float | None) -> str:
@@ -207,6 +226,7 @@ def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir:
         f"{_pct(summary['exact_match_rate'])} "
         f"({summary['correct']}/{summary['scored']} scored; {summary['unscored']} unscored, {summary['total']} total)",
         *([] if server else [f"- **With format-only misses counted**: {_pct(summary['lenient_match_rate'])}"]),
+        *(_attempt_line(summary["attempts"]) if summary.get("attempts", {}).get("k", 1) > 1 else []),
         f"- **Elapsed**: {summary['elapsed_s']:.1f} s; tokens {summary['tokens']['total']} "
         f"({summary['tokens']['per_task']:.0f} per task); retries {summary['retries']}; errors {summary['errors']}",
         f"- **Cost**: {_usd(summary.get('cost_usd', {}).get('total'))} "

@@ -92,6 +92,8 @@ class RunConfig:
     """The run whose failures this run re-runs (`--rerun-failed`, evaluation.rerun); kept in run.json."""
     replay_from: Path | None = None
     """A run folder whose tool cache answers matching tool calls (`--replay`); None: every call live."""
+    attempts: int | None = None
+    """Independent attempts per task, voted (`--attempts`); None = ATTEMPTS."""
 
 
 @dataclass
@@ -205,7 +207,8 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
 
     loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
                     scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
-                    max_iterations=config.max_iterations, strategy=config.strategy, tool_cache=tool_cache)
+                    max_iterations=config.max_iterations, strategy=config.strategy, tool_cache=tool_cache,
+                    attempts=config.attempts or settings.ATTEMPTS)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
 
     result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.events import Solution
 from config import Settings, Strategy, redact
+from evaluation.attempts import fold_attempts, majority, solve_attempts
 from evaluation.checkpoint import Checkpoint
 from evaluation.dataset import Sample
 from evaluation.failures import failure_category, reasoning_summary
@@ -110,7 +111,9 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
         prompt_tokens=sum(s.prompt_tokens for s in solutions),
         completion_tokens=sum(s.completion_tokens for s in solutions),
         latency_s=round(finished_at - started_at, 3), retries=sum(s.retries for s in solutions),
-        attempts=len(solutions), error=redact(sol.error, settings) if sol.error else None,
+        tries=len(solutions), attempts=[sol.answer or ""], predicted_before_check=sol.answer_before_check,
+        pass_at_1=None if score is None else score.correct, pass_at_k=None if score is None else score.correct,
+        error=redact(sol.error, settings) if sol.error else None,
         answer_truncated=sol.answer_truncated, budget_exhausted=sol.budget_exhausted,
         cost_usd=round(sum(s.cost_usd for s in solutions), 8), permanent_error=sol.error_permanent,
         strategy=sol.strategy,
@@ -179,6 +182,8 @@ class TaskLoop:
     """The run's strategy (None: AGENT_STRATEGY)."""
     tool_cache: ToolCache | None = None
     """The run's tool-result cache (record, and replay with `--replay`); None: no tool call kept."""
+    attempts: int = 1
+    """Independent attempts per task, voted (ATTEMPTS / --attempts; see evaluation.attempts)."""
 
     def run_one(self, sample: Sample) -> TaskRecord | None:
         """Solve one task with retries and checkpoint its record; None when the task was left undone."""
@@ -188,14 +193,19 @@ class TaskLoop:
         if prepared is None:
             return None
         started = time.time()
-        solutions = solve_with_retry(self.pipeline, prepared, use_rag=self.use_rag,
-                                     retries=self.settings.TASK_RETRY_MAX, stop=self.stop,
-                                     max_iterations=self.max_iterations, strategy=self.strategy,
-                                     tool_cache=self.tool_cache)
-        if solutions is None:
+        attempts = solve_attempts(lambda: solve_with_retry(self.pipeline, prepared, use_rag=self.use_rag,
+                                                           retries=self.settings.TASK_RETRY_MAX, stop=self.stop,
+                                                           max_iterations=self.max_iterations,
+                                                           strategy=self.strategy, tool_cache=self.tool_cache),
+                                  self.attempts)
+        if attempts is None:
             return None
+        chosen = majority([attempt[-1].answer or "" for attempt in attempts])
+        solutions = attempts[chosen]
         record = build_record(prepared, solutions, started_at=started, finished_at=time.time(),
                               settings=self.settings, scorer=self.scorer)
+        if len(attempts) > 1:
+            record = fold_attempts(record, prepared, attempts, chosen, self.scorer)
         if self.on_record is not None:
             self.on_record(record, solutions[-1])
         self.checkpoint.append(record)

@@ -28,9 +28,9 @@ from models.failures import Failure
 from models.messages import message_text
 from models.token_estimate import ESTIMATORS, PromptEstimator
 
-Purpose = Literal["agent", "final", "rag_hint", "vision", "tool"]
+Purpose = Literal["agent", "final", "rag_hint", "vision", "tool", "answer_check"]
 """What a call is for, as its trace shows it: a loop turn, the forced final answer, a RAG hint, a vision
-question, another tool's call."""
+question, another tool's call, the answer check (issue 32)."""
 CallHook = Callable[[CallResult, Purpose], None]
 """Told of every finished call with its purpose ('agent', 'rag_hint', 'vision', …)."""
 RetryHook = Callable[[int, float, Failure, Purpose], None]

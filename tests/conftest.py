@@ -111,6 +111,18 @@ def _tool_bugs_fail_the_test(request):
         pytest.fail("a tool raised an internal error (a bug):\n" + "\n".join(seen), pytrace=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _answer_check_off_by_default():
+    """Tests run with ANSWER_CHECK=off unless they ask for "on" (its own tests and a batch test do).
+
+    The check adds a request after every answer; the tests of scripted request counts predate it.
+    Session-scoped so that module-scoped pipelines, built before any function fixture, see it too.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ANSWER_CHECK", "off")
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _offline_env(monkeypatch, tmp_path):
     """Every test runs offline, with settings from the environment only (a developer's .env is ignored)."""

@@ -67,7 +67,7 @@ def test_a_refused_request_is_asked_once_per_task_and_not_re_run(tmp_path):
                            RunConfig(concurrency=2, output_dir=tmp_path / "o", max_iterations=3), settings)
         refused = [r for r in srv.requests if "Bench task 1:" in first_user_text(r.body)]
     bad = next(r for r in result.records if r.task_id == "bench-001")
-    assert len(refused) == 1 and bad.attempts == 1 and bad.permanent_error and "400" in (bad.error or "")
+    assert len(refused) == 1 and bad.tries == 1 and bad.permanent_error and "400" in (bad.error or "")
     assert result.summary["permanent_errors"] == 1 and result.summary["correct"] == 2
     assert json.loads((tmp_path / "o" / "run.json").read_text(encoding="utf-8"))["max_iterations"] == 3
 

@@ -184,7 +184,7 @@ def test_injected_500s_are_retried_and_a_task_that_keeps_failing_is_recorded_not
     assert by_id[flaky.task_id].correct and by_id[flaky.task_id].retries == 1
     bad = by_id[broken.task_id]
     assert bad.error and "500" in bad.error and bad.predicted == "" and bad.correct is False
-    assert bad.attempts == 1 and bad.failure_category == "llm_error" and bad.permanent_error
+    assert bad.tries == 1 and bad.failure_category == "llm_error" and bad.permanent_error
     # The same 500 twice is permanent: 2 requests (not RATE_LIMIT_RETRY_MAX + 1), and the task is not re-run
     assert asked(questions_seen(server, since), broken) == 2
     assert "same error twice" in bad.error

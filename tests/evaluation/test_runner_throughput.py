@@ -40,7 +40,7 @@ def test_unknown_rpm_adapts_to_429s_and_fails_no_task(tmp_path):
     result, limited = run(tmp_path, known=False)
     assert limited > 0  # it had to find the limit
     assert result.summary["correct"] == TASKS and result.summary["errors"] == 0
-    assert all(r.error is None and r.attempts == 1 for r in result.records)
+    assert all(r.error is None and r.tries == 1 for r in result.records)
 
 
 def provider_run(tmp_path, plans, limits: Limits, **overrides):
@@ -72,7 +72,7 @@ def test_a_known_token_budget_is_never_exceeded(tmp_path):
 def test_header_driven_pacing_fails_no_task_and_reports_the_ceiling(tmp_path):
     plans = plain_mix(TASKS)
     result, srv = provider_run(tmp_path, plans, Limits(rpm=RPM, headers=True))
-    assert result.summary["errors"] == 0 and all(r.attempts == 1 for r in result.records)
+    assert result.summary["errors"] == 0 and all(r.tries == 1 for r in result.records)
     meta = result.summary["meta"]
     assert meta["pacing"] == "headers" and meta["ceiling"]["requests_fraction"] > 0.5
     assert srv.rate_limited <= len(srv.requests) // 3  # the first wave goes before any budget is known; a few more

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -211,7 +212,7 @@ def test_every_provider_module_is_listed_and_every_listed_one_is_a_setting_choic
     import tools.search
     from tools.search import PROVIDERS
 
-    modules = {m.name for m in pkgutil.iter_modules(tools.search.__path__)} - {"base", "failover"}
+    modules = {m.name for m in pkgutil.iter_modules(tools.search.__path__)} - {"base", "failover", "fanout"}
     assert set(PROVIDERS) == modules  # a provider module nobody listed would never be asked
     assert set(load_settings().SEARCH_PROVIDERS.split(",")) == set(PROVIDERS)
 
@@ -240,3 +241,38 @@ def test_every_http_provider_sends_the_configured_user_agent(monkeypatch: pytest
     providers, skipped = configured_providers(settings)  # building makes no request
     assert skipped == [] and [p.name for p in providers] == ["tavily", "searxng", "wikipedia"]
     assert all(isinstance(p, KeyedHTTPProvider) and p.user_agent == settings.HTTP_USER_AGENT for p in providers)
+
+
+def test_fanout_asks_every_provider_at_once_and_fuses_by_url():
+    windows: dict[str, tuple[float, float]] = {}
+
+    def slow(name: str, body: dict) -> Callable[[Request], Reply]:
+        def answer(request: Request) -> Reply:
+            began = time.monotonic()
+            time.sleep(1.0)
+            windows[name] = (began, time.monotonic())
+            return Reply.json(body)
+        return answer
+
+    with LocalWebServer({}) as server:
+        shared = {"url": f"{server.base}/wiki/Mercedes_Sosa", "title": "Mercedes Sosa (SearXNG copy)",
+                  "content": "Argentine singer."}
+        server.routes.update({"/search": slow("searxng", {"results": [SEARX_RESULTS["results"][0], shared]}),
+                              "/w/api.php": slow("wikipedia", WIKI_RESULTS)})
+        settings = _settings(SEARCH_PROVIDERS="searxng,wikipedia", SEARXNG_URL=server.base,
+                             WIKIPEDIA_API_URL=server.url("/w/api.php"), SEARCH_FANOUT="all")
+        out = _web_search(settings).invoke({"query": "Mercedes Sosa"})
+    (a_start, a_end), (b_start, b_end) = windows["searxng"], windows["wikipedia"]
+    assert a_start < b_end and b_start < a_end  # both requests were open at the same time
+    assert out.count(f"URL: {server.base}/wiki/Mercedes_Sosa") == 1  # one URL from two providers, merged
+    assert out.index("Mercedes_Sosa") < out.index("example.org/mercedes")  # two providers' votes rank it first
+    assert "answered by searxng, wikipedia" in out
+
+
+def test_fanout_first_keeps_the_failover():
+    with LocalWebServer({"/search": Reply.json(SEARX_RESULTS), "/w/api.php": Reply.json(WIKI_RESULTS)}) as server:
+        settings = _settings(SEARCH_PROVIDERS="searxng,wikipedia", SEARXNG_URL=server.base,
+                             WIKIPEDIA_API_URL=server.url("/w/api.php"), SEARCH_FANOUT="first")
+        out = _web_search(settings).invoke({"query": "Mercedes Sosa"})
+        assert server.hits("/w/api.php") == 0
+    assert "answered by searxng)" in out

@@ -1,4 +1,4 @@
-"""Web search providers behind one interface, with failover in the order of SEARCH_PROVIDERS."""
+"""Web search providers behind one interface: all at once (fan-out) or with failover in SEARCH_PROVIDERS order."""
 
 from tools.search.base import (
     KeyedHTTPProvider,
@@ -11,9 +11,10 @@ from tools.search.base import (
     normalise_url,
 )
 from tools.search.failover import PROVIDERS, Attempt, SearchOutcome, configured_providers, search_with_failover
+from tools.search.fanout import fuse, search_all
 
 __all__ = [
     "PROVIDERS", "Attempt", "KeyedHTTPProvider", "ProviderError", "ProviderUnavailable", "SearchOutcome",
     "SearchProvider", "SearchResult", "blocked_by", "blocked_prefixes", "configured_providers", "normalise_url",
-    "search_with_failover",
+    "fuse", "search_all", "search_with_failover",
 ]

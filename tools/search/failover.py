@@ -72,28 +72,34 @@ def search_with_failover(query: str, providers: list[SearchProvider], max_result
         if remaining < 1.0:
             outcome.attempts.append(Attempt(provider.name, "skipped", "no time left in TOOL_TIMEOUT"))
             continue
-        try:
-            # Ask for a few extra results so blocked ones can be dropped without coming up short.
-            hits = provider.search(query, max_results + 3, min(per_provider_s, remaining))
-        except ProviderError as exc:
-            outcome.attempts.append(Attempt(provider.name, "rate_limited" if exc.rate_limited else "failed", str(exc)))
-            continue
-        except Exception as exc:  # noqa: BLE001 - a provider bug must not stop the failover
-            outcome.attempts.append(Attempt(provider.name, "failed", f"{type(exc).__name__}: {str(exc)[:120]}"))
-            continue
-        kept, seen, dropped = [], set(), 0
-        for hit in hits:
-            if blocked_by(hit.url, blocked):
-                dropped += 1
-            elif hit.url not in seen:
-                seen.add(hit.url)
-                kept.append(hit)
+        attempt, kept, dropped = ask_provider(provider, query, max_results, blocked, min(per_provider_s, remaining))
+        outcome.attempts.append(attempt)
         outcome.blocked += dropped
-        if not kept:
-            detail = f"only results from blocked domains ({dropped})" if dropped else "no results"
-            outcome.attempts.append(Attempt(provider.name, "empty", detail))
-            continue
-        outcome.attempts.append(Attempt(provider.name, "answered"))
-        outcome.results, outcome.provider = kept[:max_results], provider.name
-        return outcome
+        if kept:
+            outcome.results, outcome.provider = kept[:max_results], provider.name
+            return outcome
     return outcome
+    return outcome
+
+
+def ask_provider(provider: SearchProvider, query: str, max_results: int, blocked: list[str],
+                 timeout: float) -> tuple[Attempt, list[SearchResult], int]:
+    """One provider's attempt, its unblocked results (deduplicated by URL) and how many were blocked."""
+    try:
+        # Ask for a few extra results so blocked ones can be dropped without coming up short.
+        hits = provider.search(query, max_results + 3, timeout)
+    except ProviderError as exc:
+        return Attempt(provider.name, "rate_limited" if exc.rate_limited else "failed", str(exc)), [], 0
+    except Exception as exc:  # noqa: BLE001 - a provider bug must not stop the search
+        return Attempt(provider.name, "failed", f"{type(exc).__name__}: {str(exc)[:120]}"), [], 0
+    kept, seen, dropped = [], set(), 0
+    for hit in hits:
+        if blocked_by(hit.url, blocked):
+            dropped += 1
+        elif hit.url not in seen:
+            seen.add(hit.url)
+            kept.append(hit)
+    if not kept:
+        detail = f"only results from blocked domains ({dropped})" if dropped else "no results"
+        return Attempt(provider.name, "empty", detail), [], dropped
+    return Attempt(provider.name, "answered"), kept, dropped

@@ -1,4 +1,4 @@
-"""web_search: the search providers with failover (tools.search), results numbered for the model.
+"""web_search: the search providers, all at once (SEARCH_FANOUT=all) or with failover, numbered for the model.
 
 Results from BLOCKED_DOMAINS are removed so a search result cannot leak GAIA's ground truth, and the
 time budget derives from TOOL_TIMEOUT so the tool finishes (and says why) before the executor gives up.
@@ -11,6 +11,7 @@ from langchain_core.tools import BaseTool, tool
 from config import Settings
 from tools.errors import ToolFailure
 from tools.search import SearchOutcome, blocked_prefixes, configured_providers, search_with_failover
+from tools.search.fanout import search_all
 
 
 def format_outcome(query: str, outcome: SearchOutcome) -> str:
@@ -45,6 +46,7 @@ def make_search_tools(settings: Settings) -> list[BaseTool]:
     max_results = settings.SEARCH_MAX_RESULTS
     budget_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)  # finish before the executor's own deadline
     per_provider_s = max(2.0, min(15.0, settings.TOOL_TIMEOUT / 3))  # room for a failover or two
+    search = search_all if settings.SEARCH_FANOUT == "all" else search_with_failover
 
     @tool
     def web_search(query: str) -> str:
@@ -60,7 +62,7 @@ def make_search_tools(settings: Settings) -> list[BaseTool]:
         if not query:
             raise ToolFailure("the query is empty. Pass the keywords to search for.", "bad_arguments")
         providers, skipped = configured_providers(settings)
-        outcome = search_with_failover(query, providers, max_results, blocked, budget_s, per_provider_s)
+        outcome = search(query, providers, max_results, blocked, budget_s, per_provider_s)
         outcome.attempts = skipped + outcome.attempts
         if not outcome.results:
             raise ToolFailure(failure_message(query, outcome), "no_results")
