@@ -38,11 +38,13 @@ def _page(title: str, body: str, script: str = "") -> Reply:
 
 ACCORDION = _page("Visitor information", "<h1>Visitor information</h1>" + "".join(
     f"<h3 role='tab' tabindex='0' aria-expanded='false' class='hd'>{name}</h3>"
-    f"<div class='panel' style='display:none'>{text}</div>" for name, text in SECTIONS.items()), """
+    f"<div class='panel' style='display:none'>{text}</div>" for name, text in SECTIONS.items())
+    + "<h3><button aria-expanded='false' class='hd'>Getting here</button></h3>"
+    "<div class='panel' style='display:none'>Tram 4 to the museum stop.</div>", """
 document.querySelectorAll('.hd').forEach((h) => h.addEventListener('click', () => {
   const open = h.getAttribute('aria-expanded') !== 'true';
   h.setAttribute('aria-expanded', String(open));
-  h.nextElementSibling.style.display = open ? 'block' : 'none';
+  (h.closest('h3') || h).nextElementSibling.style.display = open ? 'block' : 'none';
 }));""")
 
 TREE = _page("Files", "<h1>Shared drive</h1><ul role='tree' aria-label='Files'>" + "".join(
@@ -64,7 +66,8 @@ document.querySelectorAll('[role=treeitem]').forEach((li) => li.addEventListener
 INBOX = _page("Inbox", "<h1>Inbox</h1><div id='list'>" + "".join(
     f"<div class='row' data-i='{i}'><b>{who}</b> {subject}<span class='act' data-do='Replying to'>Reply</span>"
     f"<span class='act' data-do='Forwarding'>Forward</span></div>" for i, (who, subject) in enumerate(MAILS))
-    + "</div><p id='status'></p>", """
+    + "<a class='row' href='#archived' id='promo'><b>Dan</b> Newsletter <button id='arch'>Archive</button></a>"
+    "</div><p id='status'></p>", """
 const mails = %s;
 document.querySelectorAll('.row').forEach((row) => {
   row.addEventListener('click', () => {
@@ -73,7 +76,10 @@ document.querySelectorAll('.row').forEach((row) => {
     e.stopPropagation();
     document.getElementById('status').textContent = a.dataset.do + ' ' + mails[row.dataset.i][0];
   }));
-});""".replace("%s", str([list(m) for m in MAILS])))
+});
+document.getElementById('arch').addEventListener('click', (e) => {
+  e.preventDefault(); e.stopPropagation(); document.getElementById('status').textContent = 'Archived Dan'; });
+""".replace("%s", str([list(m) for m in MAILS])))
 
 FIELDS = _page("Booking", """
 <h1>Booking</h1>

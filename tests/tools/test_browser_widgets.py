@@ -57,6 +57,9 @@ def test_headers_drawn_as_h3_role_tab_get_refs_and_open_their_panel(run, site):
     assert "Adults pay" not in page
     page = run("browser_click", ref=ref_of(page, 'tab "Admission"'))
     assert 'tab "Admission" selected=false expanded=true' in page and "Adults pay 14 euros." in page
+    assert "### Getting here" in page  # the usual pattern, a toggle button inside a heading, keeps both
+    page = run("browser_click", ref=ref_of(page, 'button "Getting here" expanded=false'))
+    assert "Tram 4 to the museum stop." in page
 
 
 def test_a_tree_shows_levels_and_expanded_state_and_opens_folders(run, site):
@@ -77,6 +80,10 @@ def test_reply_and_forward_inside_a_clickable_row_get_their_own_refs(run, site):
     assert row, page
     assert "Forwarding Bob" in run("browser_click", ref=row.group(3))
     assert "Opened: Lunch on Friday" in run("browser_click", ref=row.group(1))
+    assert re.search(r'clickable "Bob Lunch on Friday ?"', page)  # the row's name leaves its actions out
+    link = re.search(r'\[e\d+\] link "Dan Newsletter Archive" → \S+#archived\n\s+\[(e\d+)\] button "Archive"', page)
+    assert link, page
+    assert "Archived Dan" in run("browser_click", ref=link.group(1))
 
 
 def test_values_are_exact_and_typed_inputs_show_and_check_their_format(run, site):

@@ -212,6 +212,17 @@ WALKER = r"""
     el.childNodes.forEach(add);
     return t;
   };
+  const withoutNested = (el) => {  // a row's own words, without the actions operable inside it
+    let t = '';
+    const add = (n) => {
+      if (n.nodeType === Node.TEXT_NODE) { t += n.textContent; return; }
+      if (n.nodeType !== Node.ELEMENT_NODE || hidden(n) || operable(n, true)) return;
+      n.childNodes.forEach(add);
+      t += BLOCK.has(n.tagName) ? ' ' : '';
+    };
+    el.childNodes.forEach(add);
+    return t;
+  };
   const refOf = (el) => {
     let r = el.getAttribute('data-gaia-ref');
     if (!r || seen.has(r)) { r = 'e' + (next++); el.setAttribute('data-gaia-ref', r); }
@@ -242,7 +253,11 @@ WALKER = r"""
       if (bullet) buf = '';
       flush();
       const control = hiddenControl(el) ? el.control : el;
-      const name = NESTING.has(role) && ownText(el).trim() ? ownText(el) : nameOf(el, role);
+      let name = NESTING.has(role) && ownText(el).trim() ? ownText(el) : nameOf(el, role);
+      if (role === 'clickable' && el.firstElementChild) {
+        const own = withoutNested(el);
+        if (own.trim()) name = own;
+      }
       let line = (bullet ? '- ' : '') + '[' + refOf(el) + '] ' + role + ' ' + q(name);
       const state = stateOf(control, role);
       if (state) line += ' ' + state;
