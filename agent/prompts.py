@@ -35,7 +35,9 @@ BROWSER_GUIDANCE = (
     "browser_click / browser_type / browser_select / browser_hover / browser_scroll with the [eN] refs of its "
     "snapshot) only when the page must be operated: a site's own search box, filters and forms, tabs, buttons "
     "that load more, values that show on hover, or content that appears only with JavaScript (fetch_webpage "
-    "shows little or nothing). For a chart drawn on a canvas or a map, use browser_screenshot with a question."
+    "shows little or nothing). For a chart drawn on a canvas or a map, use browser_screenshot with a question, "
+    "then browser_click_at / browser_hover_at at its pixels. Sliders and keyboard widgets: browser_press; "
+    "sortable lists: browser_drag; highlighting: browser_select_text; a reverse image search: browser_upload."
 )
 
 SYSTEM_PROMPT = f"{GAIA_SYSTEM_PROMPT}\n\n{HARNESS_ADDENDUM} {BROWSER_GUIDANCE}"

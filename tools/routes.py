@@ -42,10 +42,14 @@ _PDF = Route("pdf", ("parse_pdf", "run_python"), {
     "parse_pdf": "Call parse_pdf(path=\"{path}\") to get its text per page and its tables.",
     "run_python": "Extract its text with run_python (e.g. pdfplumber or pypdf if importable) from \"{path}\".",
 }, also={"find_in_page": _FIND})
-_IMAGE = Route("image", ("analyze_image", "image_ocr"), {
+_UPLOAD = ("To find where it comes from (a reverse image search), open such a search page with browser_open and "
+           "give it the file with browser_upload(ref=..., path=\"{path}\").")
+_IMAGE = Route("image", ("analyze_image", "image_ocr", "browser_upload"), {
     "analyze_image": "Call analyze_image(path=\"{path}\", question=...) to look at it with the vision model.",
     "image_ocr": "Call image_ocr(path=\"{path}\") to read the text in it.",
-}, also={"image_ocr": "Use image_ocr(path=\"{path}\") when you need the exact text printed in it."})
+    "browser_upload": _UPLOAD,
+}, also={"image_ocr": "Use image_ocr(path=\"{path}\") when you need the exact text printed in it.",
+         "browser_upload": _UPLOAD})
 _AUDIO = Route("audio", ("transcribe_audio",), {
     "transcribe_audio": "Call transcribe_audio(path=\"{path}\") to get a transcript.",
 })

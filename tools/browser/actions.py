@@ -9,6 +9,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
+from tools.browser import widgets
 from tools.errors import ToolFailure
 
 if TYPE_CHECKING:
@@ -19,7 +20,8 @@ RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, Workspace]"]
 DIRECTIONS = ("down", "up", "bottom", "top")
 
 
-def _opened(run: BrowserRun) -> None:
+def opened(run: BrowserRun) -> None:
+    """ToolFailure naming browser_open when the run has no page yet."""
     if run.session is None:
         raise ToolFailure("no page is open in the browser: call browser_open(url) first.", "bad_arguments")
 
@@ -55,14 +57,14 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
         if where not in DIRECTIONS:
             raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
         run, work = run_of(config)
-        _opened(run)
+        opened(run)
         return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
 
     @tool
     def browser_back(config: RunnableConfig) -> str:  # noqa: D417 - config is injected
         """Go back to the previous page in the browser's history and show it."""
         run, work = run_of(config)
-        _opened(run)
+        opened(run)
         return run.reply(run.run(lambda s: s.back()), work)
 
     @tool
@@ -73,13 +75,16 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
             page: Which page of the snapshot to show (1 is the first); a reply says how many there are.
         """
         run, work = run_of(config)
-        _opened(run)
+        opened(run)
         if page != 1 and run.last is not None:  # page N of the snapshot the reply before named
             return run.reply(run.last, work, page)
         return run.reply(run.run(lambda s: s.capture()), work, page)
 
+    from tools.browser.widget_tools import make_widget_tools
+
     click, type_, select, hover = _element_tools(run_of)
-    tools = [browser_open, click, type_, select, hover, browser_scroll, browser_back, browser_snapshot, screenshot]
+    tools = [browser_open, click, type_, select, hover, browser_scroll, browser_back, browser_snapshot, screenshot,
+             *make_widget_tools(run_of)]
     for made in tools:
         made.metadata = {**(made.metadata or {}), "browser": True}
     return tools
@@ -96,32 +101,40 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             ref: The element's ref from the latest snapshot, e.g. "e12".
         """
         run, work = run_of(config)
-        _opened(run)
+        opened(run)
         return run.reply(run.run(lambda s: s.act(ref, "click")), work)
 
     @tool
     def browser_type(ref: str, text: str, config: RunnableConfig, submit: bool = False) -> str:  # noqa: D417
-        """Replace the content of a text field (textbox or searchbox) with `text`, optionally pressing Enter.
+        """Replace the content of a text field with `text`, optionally pressing Enter.
+
+        A field with a type (date, time, number, range…) takes only its format, shown as format=… in the
+        snapshot; a value it refuses is reported with the format it wants.
 
         Args:
             ref: The field's ref from the latest snapshot, e.g. "e13".
-            text: What the field should contain afterwards.
+            text: What the field should contain afterwards, exactly (spaces kept), e.g. "2024-03-05" for a date.
             submit: True to press Enter after typing (submits a search box or form).
         """
         run, work = run_of(config)
-        _opened(run)
-        return run.reply(run.run(lambda s: s.act(ref, "type", text, submit)), work)
+        opened(run)
+        return run.reply(run.run(lambda s: widgets.type_checked(s, ref, text, submit)), work)
 
     @tool
-    def browser_select(ref: str, option: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
-        """Pick an option of a select or combobox by its visible label (else by its value).
+    def browser_select(ref: str, option: str | list[str], config: RunnableConfig) -> str:  # noqa: D417
+        """Pick an option of a select or combobox by its visible label (else by its value); several in a listbox.
 
         Args:
-            ref: The combobox's ref from the latest snapshot, e.g. "e15".
-            option: The option's label as listed in the snapshot's options="…", e.g. "2019".
+            ref: The combobox's or listbox's ref from the latest snapshot, e.g. "e15".
+            option: The option's label as listed in the snapshot's options="…", e.g. "2019"; for a multi-select
+                (listbox) a list of labels, e.g. ["Red", "Blue"]: exactly those end up selected.
         """
         run, work = run_of(config)
-        _opened(run)
+        opened(run)
+        if isinstance(option, list):
+            if not option:
+                raise ToolFailure("pass at least one option label.", "bad_arguments")
+            return run.reply(run.run(lambda s: widgets.select_options(s, ref, [str(o) for o in option])), work)
         return run.reply(run.run(lambda s: s.act(ref, "select", option)), work)
 
     @tool
@@ -132,7 +145,7 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             ref: The element's ref from the latest snapshot, e.g. "e20".
         """
         run, work = run_of(config)
-        _opened(run)
+        opened(run)
         return run.reply(run.run(lambda s: s.act(ref, "hover")), work, changes=True)
 
     return [browser_click, browser_type, browser_select, browser_hover]

@@ -23,6 +23,7 @@ from config import Settings
 from tools.browser.engine import BrowserEngine, EngineConfig, chromium_missing, shared_engine
 from tools.browser.proxy import ProxyRules
 from tools.browser.session import BrowserSession, Capture
+from tools.browser.widgets import ShotFrame
 from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
 from tools.fetch import check_url
@@ -34,7 +35,8 @@ from tools.vision_model import ask_vision, standalone_client
 from tools.workspace import Workspace
 
 BROWSER_TOOLS = ["browser_open", "browser_click", "browser_type", "browser_select", "browser_hover",
-                 "browser_scroll", "browser_back", "browser_snapshot", "browser_screenshot"]
+                 "browser_scroll", "browser_back", "browser_snapshot", "browser_screenshot", "browser_press",
+                 "browser_drag", "browser_click_at", "browser_hover_at", "browser_select_text", "browser_upload"]
 THUMBNAIL_WIDTH = 320
 T = TypeVar("T")
 
@@ -83,6 +85,8 @@ class BrowserRun:
         self.max_chars = max_chars
         self.session: BrowserSession | None = None
         self.last: Capture | None = None
+        self.shot: ShotFrame | None = None
+        """Where the last screenshot lies in the page (browser_click_at reads its points against it)."""
         self._lock = threading.Lock()  # one action of a run at a time, in the order asked
 
     def run(self, action: Callable[[BrowserSession], T]) -> T:
@@ -174,24 +178,29 @@ def _screenshot_tool(settings: Settings, engine: BrowserEngine) -> BaseTool:
     fallback = standalone_client(settings) if settings.llm_configured else None
 
     @tool
-    def browser_screenshot(config: RunnableConfig, question: str = "") -> str:  # noqa: D417 - config is injected
+    def browser_screenshot(config: RunnableConfig, question: str = "", full_page: bool = False) -> str:  # noqa: D417
         """Take a PNG screenshot of what the browser shows now, saved in the run's workspace; optionally ask about it.
 
         Use it for what text cannot show: charts drawn on a canvas, maps, images, colours, layout. With a
-        question, the vision model looks at the screenshot and answers it.
+        question, the vision model looks at the screenshot and answers it. Its pixels are the points
+        browser_click_at and browser_hover_at take.
 
         Args:
-            question: What you want to know about the visible page, e.g. "What value does the 2019 bar show?"
+            question: What you want to know about the page, e.g. "What value does the 2019 bar show?"
                 Leave empty to only save the screenshot.
+            full_page: True for the whole page top to bottom (at most 10000 pixels tall), not only the 1280×800 view.
         """
         run, work = _browser_run(config, engine, settings)
         if run.session is None:
             raise ToolFailure("no page is open in the browser: call browser_open(url) first.", "bad_arguments")
-        png, url = run.run(lambda s: (s.screenshot(), s.page.url))
+        png, url, frame = run.run(lambda s: _shoot(s, full_page))
+        run.shot = frame
         work.reserve(len(png), "the screenshot")
         path = (work.subdir("browser") / "screenshot.png").resolve()
         path.write_bytes(png)
-        text = f"Screenshot of {url} (the 1280×800 viewport) saved to {path}."
+        size = f"{frame.width}×{frame.height}"
+        what = f"the whole page, {size}" if full_page else f"the {size} view"
+        text = f"Screenshot of {url} ({what}) saved to {path}."
         model = ToolContext.of(config).model or fallback
         if question.strip() and (settings.vision_model is None or model is None):
             text += " No vision model is configured here, so the question was not answered."
@@ -206,6 +215,25 @@ def _screenshot_tool(settings: Settings, engine: BrowserEngine) -> BaseTool:
         return reply
 
     return browser_screenshot
+
+
+MAX_SHOT_HEIGHT = 10000
+"""The tallest full-page screenshot, in CSS pixels (a longer page is cut there)."""
+
+_GEOMETRY_JS = ("() => [scrollX, scrollY, innerWidth, innerHeight, "
+                "Math.max(document.documentElement.scrollWidth, innerWidth), "
+                "Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)]")
+
+
+def _shoot(session: BrowserSession, full_page: bool) -> tuple[bytes, str, ShotFrame]:
+    """The PNG, the URL, and where the picture lies in the page (for the point tools)."""
+    left, top, width, height, page_width, page_height = session.page.evaluate(_GEOMETRY_JS)
+    if not full_page:
+        return session.screenshot(), session.page.url, ShotFrame(left, top, int(width), int(height), False)
+    tall = int(min(page_height, MAX_SHOT_HEIGHT))
+    png = bytes(session.page.screenshot(type="png", full_page=True,
+                                        clip={"x": 0, "y": 0, "width": int(page_width), "height": tall}))
+    return png, session.page.url, ShotFrame(0, 0, int(page_width), tall, True)
 
 
 def open_checked(url: str, settings: Settings) -> str:
