@@ -24,6 +24,7 @@ from ui import body_limit, fair_share, upload_budget, upload_fields
 from ui.access import access_summary, refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
+from ui.client_address import peer_is_the_socket
 from ui.debug_tab import build_debug_tab
 from ui.event_loops import close_replaced_event_loops
 from ui.header import CSS, build_header
@@ -72,6 +73,7 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
 
 def launch(blocks: gr.Blocks, settings: Settings) -> None:
     """Serve `blocks` on the configured interface (127.0.0.1 unless GRADIO_SERVER_NAME says otherwise)."""
+    peer_is_the_socket()  # uvicorn must not rewrite the peer from X-Forwarded-For: TRUSTED_PROXIES decides
     # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
     # handler returned to its session), never the runs folder or the gated GAIA cache.
     blocks.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,

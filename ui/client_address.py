@@ -83,3 +83,24 @@ def from_scope(proxies: TrustedProxies, scope: Any) -> str:
     peer = (scope.get("client") or ("", 0))[0] or ""
     lines = [v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == b"x-forwarded-for"]
     return proxies.client(str(peer), lines)
+
+
+def peer_is_the_socket() -> None:
+    """Make uvicorn leave the socket's peer in `scope["client"]`, so this module alone reads X-Forwarded-For.
+
+    Gradio builds `uvicorn.Config` without `proxy_headers`, and uvicorn's default then rewrites the peer from
+    X-Forwarded-For for any request from 127.0.0.1 or ::1 (FORWARDED_ALLOW_IPS): a local client's forged header
+    became its address before any check of ours. Idempotent; called once before launch.
+    """
+    import uvicorn
+
+    init = uvicorn.Config.__init__
+    if getattr(init, "_peer_is_the_socket", False):
+        return
+
+    def without_proxy_headers(self: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs["proxy_headers"] = False
+        init(self, *args, **kwargs)
+
+    without_proxy_headers._peer_is_the_socket = True  # type: ignore[attr-defined]
+    uvicorn.Config.__init__ = without_proxy_headers  # type: ignore[method-assign]
