@@ -156,6 +156,15 @@ def test_one_session_holds_one_preview_place_and_another_session_is_served(app, 
     assert time.monotonic() - started < 90  # generous: one worker start on a busy machine, not a wait behind the hog
 
 
+def test_a_preview_reply_names_no_server_folder(app):
+    """A file of the upload folder that is gone (a session's oldest uploads are deleted past its budget)."""
+    gone = Path(app.env["TMPDIR"]) / "gradio" / ("0" * 64) / "gone.txt"
+    stream = _call(app, "preview", [{"path": str(gone), "orig_name": "gone.txt", "meta": {"_type": "gradio.FileData"}},
+                                    None, None])
+    assert "gone.txt" in stream, stream[-2000:]
+    assert app.env["TMPDIR"] not in stream and "/gradio/" not in stream, stream[-2000:]
+
+
 def test_zz_forged_forwarded_for_from_an_untrusted_peer_counts_as_the_peer(app, gaia_dir):
     """Runs last (it fills the peer's places): 30 forged joins at once, bound by the peer's 6 places.
 
