@@ -41,14 +41,18 @@ class Caps:
                    settings.VISITOR_MAX_UNPACKED_MB * 2**20, settings.VISITOR_MAX_SPLIT_ROWS)
 
 
+DOCUMENT_CAPS = Caps(pixels=40_000_000, media_seconds=20 * 60, unpacked_bytes=64 * 2**20, split_rows=2000)
+"""What a run's own document readers (parse_pdf, read_file on docx/pptx) open: the visitor defaults' figures."""
+
+
 def _mb(n: float) -> str:
     return f"{n / 2**20:,.0f} MB"
 
 
-def _pdf(path: Path, caps: Caps) -> str | None:
+def _pdf(path: Path | bytes, caps: Caps) -> str | None:
     import pypdfium2 as pdfium
 
-    document = pdfium.PdfDocument(str(path))
+    document = pdfium.PdfDocument(path if isinstance(path, bytes) else str(path))
     try:
         for index in range(len(document)):
             width, height = document.get_page_size(index)
@@ -143,6 +147,16 @@ def file_problem(path: Path, caps: Caps) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+def document_problem(source: Path | bytes, caps: Caps = DOCUMENT_CAPS) -> str | None:
+    """Why a run's reader must not parse `source` (a PDF's bytes or a file, judged by content); None when it may."""
+    if isinstance(source, bytes):
+        try:
+            return _pdf(source, caps) if b"%PDF-" in source[:1024] else None
+        except Exception:  # noqa: BLE001 - an unreadable header: the parser reports how it is broken
+            return None
+    return file_problem(source, caps)
 
 
 def _rows_in_jsonl(path: Path, limit: int) -> int:

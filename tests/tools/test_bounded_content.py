@@ -34,3 +34,18 @@ def test_a_small_text_file_and_a_small_docx_pass(tmp_path: Path):
     assert file_problem(note, CAPS) is None
     small = bombs.huge_xml_docx(tmp_path / "small.txt", megabytes=1)
     assert file_problem(small, CAPS) is None
+
+
+def test_a_runs_readers_refuse_the_bombs_before_parsing(tmp_path: Path):
+    """parse_pdf's and read_file's entry points (tools/pdf.py, tools/office.py) check the header first."""
+    from tools.errors import ToolFailure
+    from tools.office import docx_to_text
+    from tools.pdf import pdf_to_text
+
+    pdf = bombs.huge_page_pdf(tmp_path / "page.pdf")
+    with pytest.raises(ToolFailure, match="megapixels") as refused:
+        pdf_to_text(pdf.read_bytes(), label="page.pdf")
+    assert refused.value.kind == "size_limit"
+    docx = bombs.huge_xml_docx(tmp_path / "huge.docx", megabytes=80)
+    with pytest.raises(ToolFailure, match="unpacked"):
+        docx_to_text(docx)
