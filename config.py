@@ -260,8 +260,8 @@ class Settings(BaseSettings):
     )
     VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(
         16, ge=1,
-        description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running "
-                    "in the app's queue.",
+        description="Jobs one client address (the peer, or X-Forwarded-For from a TRUSTED_PROXIES peer) may have "
+                    "waiting or running in the app's queue.",
     )
     VISITOR_MAX_UPLOAD_MB: float = Field(
         300, gt=0,
