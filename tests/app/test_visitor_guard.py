@@ -3,24 +3,33 @@
 - a URL given as the file of /preview or /ask is refused before the server fetches anything;
 - twelve joins declaring 200 MB bodies are answered 413 unread: the app's peak memory stays within GROWTH_KB;
 - forged X-Forwarded-For headers from a peer no TRUSTED_PROXIES names all count as that one peer;
-- one session holds at most VISITOR_MAX_LIGHT_JOBS preview places, so another session's preview is served.
+- one session holds at most VISITOR_MAX_LIGHT_JOBS preview places, so another session's preview is served;
+- a preview's reply names no server folder.
+The app runs as `nobody` when the suite runs as root and `nobody` can start this interpreter.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from gradio_client import Client, handle_file
 
-from tests.support.app_server import AppServer
+from tests.support.app_server import AppServer, as_user
 from tests.support.gaia_fixture import make_gaia_folder
 from tests.support.openai_server import ScriptedOpenAI, say
 from tests.support.web_server import LocalWebServer, Reply
@@ -45,21 +54,53 @@ def big_file():
         yield server
 
 
-@pytest.fixture(scope="module")
-def gaia_dir(tmp_path_factory) -> Path:
-    return make_gaia_folder(tmp_path_factory.mktemp("gaia"))
+APP_UID = 65534
+"""`nobody`: when the suite runs as root the app runs as a non-root user, as on a Space (uid 1000)."""
 
 
 @pytest.fixture(scope="module")
-def app(model, gaia_dir, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("guard")
+def base() -> Iterator[Path]:
+    """A world-readable folder (pytest's tmp is root's, 0700): the GAIA folder, and the app's own writable folders."""
+    root = Path(tempfile.mkdtemp(prefix="guard-"))
+    root.chmod(0o755)
+    make_gaia_folder(root / "gaia")
+    subprocess.run(["chmod", "-R", "a+rX", str(root / "gaia")], check=True)
+    for name in ("home", "tmp", "runs"):
+        (root / name).mkdir()
+        if _uid() is not None:
+            os.chown(root / name, APP_UID, APP_UID)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@functools.cache
+def _uid() -> int | None:
+    """`nobody` when root and when it can start this interpreter the way the budgeted worker does (through prlimit).
+
+    Else this user: e.g. a venv whose interpreter sits under root's 0700 home, which `nobody` cannot exec.
+    """
+    if os.getuid() != 0 or shutil.which("setpriv") is None:
+        return None
+    probe = subprocess.run([*as_user(APP_UID), "/usr/bin/prlimit", "--nofile=256", "--", sys.executable, "-c", "pass"],
+                           capture_output=True, check=False)
+    return APP_UID if probe.returncode == 0 else None
+
+
+@pytest.fixture(scope="module")
+def gaia_dir(base) -> Path:
+    return base / "gaia"
+
+
+@pytest.fixture(scope="module")
+def app(model, base, gaia_dir):
+    uid = _uid()
     env = {"OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-test", "MODEL_NAME": "scripted",
-           "APP_ALLOWED_USERS": "the-owner", "OUTPUT_DIR": str(tmp / "runs"), "RAG_ENABLED": "false",
+           "APP_ALLOWED_USERS": "the-owner", "OUTPUT_DIR": str(base / "runs"), "RAG_ENABLED": "false",
            "APP_PRELOAD": "false", "SEARCH_PROVIDERS": "wikipedia", "WIKIPEDIA_API_URL": "http://127.0.0.1:9/w",
            "APP_QUEUE_MAX_SIZE": "64", "VISITOR_MAX_QUEUED": "4", "VISITOR_MAX_QUEUED_PER_ADDRESS": "6",
-           "APP_MAX_REQUEST_KB": "1024", "GAIA_LOCAL_ROOTS": str(gaia_dir),
-           "TMPDIR": str(tmp_path_factory.mktemp("guard-tmp"))}
-    with AppServer(env, timeout=120) as server:
+           "APP_MAX_REQUEST_KB": "1024", "GAIA_LOCAL_ROOTS": str(gaia_dir), "HOME": str(base / "home"),
+           "TMPDIR": str(base / "tmp"), "GRADIO_TEMP_DIR": str(base / "tmp" / "gradio")}
+    with AppServer(env, timeout=120, user=uid) as server:
         yield server
 
 
