@@ -129,15 +129,18 @@ def _call(app: AppServer, api_name: str, data: list) -> str:
         return resp.read().decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("api_name", ["preview", "ask"])
+@pytest.mark.parametrize("api_name", ["preview", "ask", "chat"])
 def test_a_url_as_a_file_is_refused_before_the_server_fetches_it(app, big_file, model, api_name):
     url = big_file.url("/big.pdf")
     file = {"path": url, "url": url, "orig_name": "big.pdf", "meta": {"_type": "gradio.FileData"}}
     _, dep = _dependency(app, api_name)
     data: list = [None] * len(dep["inputs"])
     components = {c["id"]: c for c in _config(app)["components"]}
-    slot = next(i for i, cid in enumerate(dep["inputs"]) if components[cid]["type"] == "file")
-    data[slot] = file
+    kinds = [components[cid]["type"] for cid in dep["inputs"]]
+    if "file" in kinds:
+        data[kinds.index("file")] = file
+    else:  # the chat's multimodal box: {"text", "files"}
+        data[kinds.index("multimodaltextbox")] = {"text": "What is in the file?", "files": [file]}
     if api_name == "ask":
         data[0] = "What is in the file?"
     requests = len(model.requests)
