@@ -20,10 +20,11 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
-from ui import fair_share, upload_budget
+from ui import body_limit, fair_share, upload_budget, upload_fields
 from ui.access import access_summary, refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
+from ui.client_address import peer_is_the_socket
 from ui.debug_tab import build_debug_tab
 from ui.event_loops import close_replaced_event_loops
 from ui.header import CSS, build_header
@@ -66,17 +67,20 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
         blocks.load(sign_in, [session], access_note, api_visibility="private", queue=False)
     blocks.queue(default_concurrency_limit=settings.APP_CONCURRENCY, max_size=settings.APP_QUEUE_MAX_SIZE)
     fair_share.install(blocks, settings)  # one session or address cannot fill the queue for everyone
+    upload_fields.install(blocks)  # a file field takes uploads only: never a URL for the server to download
     return blocks
 
 
 def launch(blocks: gr.Blocks, settings: Settings) -> None:
     """Serve `blocks` on the configured interface (127.0.0.1 unless GRADIO_SERVER_NAME says otherwise)."""
+    peer_is_the_socket()  # uvicorn must not rewrite the peer from X-Forwarded-For: TRUSTED_PROXIES decides
     # No allowed_paths: the file route serves only gradio's own cache (uploads, and copies of what a
     # handler returned to its session), never the runs folder or the gated GAIA cache.
     blocks.launch(server_name=settings.GRADIO_SERVER_NAME, server_port=settings.GRADIO_SERVER_PORT,
                   max_file_size=int(settings.MAX_UPLOAD_MB * 2**20), show_error=True,
                   ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True,
-                  app_kwargs={"middleware": [upload_budget.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
+                  app_kwargs={"middleware": [body_limit.middleware(settings),
+                                             upload_budget.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
 
 
 close_replaced_event_loops()  # gradio's start-up loops end closed, not as "Exception ignored" tracebacks

@@ -276,14 +276,44 @@ class Settings(BaseSettings):
     )
     VISITOR_MAX_QUEUED_PER_ADDRESS: int = Field(
         16, ge=1,
-        description="Jobs one client address (the last X-Forwarded-For hop, else the peer) may have waiting or running "
-                    "in the app's queue.",
+        description="Jobs one client address (the peer, or X-Forwarded-For from a TRUSTED_PROXIES peer) may have "
+                    "waiting or running in the app's queue.",
     )
     VISITOR_MAX_UPLOAD_MB: float = Field(
         300, gt=0,
         description="Upload bytes one session may keep on the server (its uploads are deleted when it ends), and one "
                     "client address may upload within gradio's two-hour cache window.",
     )
+    # --- public app: client addresses, request bodies, preview slots (issue 36) ---
+    TRUSTED_PROXIES: str | None = Field(
+        None,
+        description="Comma-separated addresses or networks (CIDR) of the proxies in front of the app whose "
+                    "X-Forwarded-For is believed. Unset: on a Space (SPACE_ID set) the private networks its front "
+                    "proxy connects from (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7), elsewhere none; "
+                    "empty: none (the socket's peer is the client).",
+    )
+    APP_MAX_REQUEST_KB: int = Field(
+        2048, ge=16,
+        description="Largest request body (KiB) the app reads on any route but the upload route (a queue join, an "
+                    "API call); a longer body is refused (413) before it is read.",
+    )
+    VISITOR_MAX_LIGHT_JOBS: int = Field(
+        1, ge=1,
+        description="Previews, RAG lookups and task loads one browser session may have waiting or running at once; "
+                    "kept below APP_CONCURRENCY so the preview slots left serve other visitors.",
+    )
+
+    @field_validator("TRUSTED_PROXIES")
+    @classmethod
+    def _networks(cls, value: str | None) -> str | None:
+        import ipaddress
+
+        for item in filter(None, (part.strip() for part in (value or "").split(","))):
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(f"{item!r} is not an address or a network (e.g. 10.0.0.0/8)") from None
+        return value
 
     # --- browser (tools/browser: one shared Chromium, a context per run) ---------------------------
     BROWSER_EXECUTABLE: str = Field(

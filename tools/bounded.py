@@ -12,6 +12,7 @@ whatever a header does not tell.
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,14 +41,18 @@ class Caps:
                    settings.VISITOR_MAX_UNPACKED_MB * 2**20, settings.VISITOR_MAX_SPLIT_ROWS)
 
 
+DOCUMENT_CAPS = Caps(pixels=40_000_000, media_seconds=20 * 60, unpacked_bytes=64 * 2**20, split_rows=2000)
+"""What a run's own document readers (parse_pdf, read_file on docx/pptx) open: the visitor defaults' figures."""
+
+
 def _mb(n: float) -> str:
     return f"{n / 2**20:,.0f} MB"
 
 
-def _pdf(path: Path, caps: Caps) -> str | None:
+def _pdf(path: Path | bytes, caps: Caps) -> str | None:
     import pypdfium2 as pdfium
 
-    document = pdfium.PdfDocument(str(path))
+    document = pdfium.PdfDocument(path if isinstance(path, bytes) else str(path))
     try:
         for index in range(len(document)):
             width, height = document.get_page_size(index)
@@ -103,24 +108,55 @@ def _zip(path: Path, caps: Caps) -> str | None:
     return None
 
 
+def _checks(path: Path) -> list[Callable[[Path, Caps], str | None]]:
+    """The checks for what `path` is by CONTENT (magic bytes, zip structure) and by its name: a rename fools neither."""
+    from tools.filetypes import classify
+
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return []
+    kind, _ = classify(path, head)
+    by_content = {"pdf": _pdf, "image": _image, "audio": _media, "video": _media, "docx": _zip, "pptx": _zip,
+                  "excel": _zip, "zip": _zip}.get(kind)
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        by_content = _zip  # any zip (an xlsx, a docx bomb renamed .txt): its central directory bounds it
+    elif b"%PDF-" in head[:1024]:
+        by_content = _pdf  # PDF readers find the header anywhere in the first KB
+    suffix = path.suffix.lower()
+    by_name = (_pdf if suffix == ".pdf" else _image if suffix in IMAGES else _media if suffix in MEDIA
+               else _zip if suffix in OFFICE_AND_ARCHIVES else None)
+    return list(dict.fromkeys(c for c in (by_content, by_name) if c is not None))
+
+
 def file_problem(path: Path, caps: Caps) -> str | None:
-    """Why reading `path` would expand past `caps` (None when it would not).
+    """Why reading `path` would expand past `caps` (None when it would not), judged by content and by name.
 
     A corrupt header is the parser's to report.
     """
-    suffix = path.suffix.lower()
-    check = (_pdf if suffix == ".pdf" else _image if suffix in IMAGES else _media if suffix in MEDIA
-             else _zip if suffix in OFFICE_AND_ARCHIVES else None)
-    if check is None:
-        return None
-    try:
-        return check(path, caps)
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
-        return None
-    except Exception as exc:  # noqa: BLE001 - a header that cannot be read: the parser says how it is broken
-        if type(exc).__name__ in ("PdfiumError", "UnidentifiedImageError", "InvalidDataError", "FFmpegError"):
+    for check in _checks(path):
+        try:
+            problem = check(path, caps)
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+            continue
+        except Exception as exc:  # noqa: BLE001 - a header that cannot be read: the parser says how it is broken
+            if type(exc).__name__ in ("PdfiumError", "UnidentifiedImageError", "InvalidDataError", "FFmpegError"):
+                continue
+            raise
+        if problem is not None:
+            return problem
+    return None
+
+
+def document_problem(source: Path | bytes, caps: Caps = DOCUMENT_CAPS) -> str | None:
+    """Why a run's reader must not parse `source` (a PDF's bytes or a file, judged by content); None when it may."""
+    if isinstance(source, bytes):
+        try:
+            return _pdf(source, caps) if b"%PDF-" in source[:1024] else None
+        except Exception:  # noqa: BLE001 - an unreadable header: the parser reports how it is broken
             return None
-        raise
+    return file_problem(source, caps)
 
 
 def _rows_in_jsonl(path: Path, limit: int) -> int:

@@ -15,8 +15,17 @@ def _open_failure(path: Path, kind: str, exc: Exception) -> ToolFailure:
                        "it may be corrupt or mislabelled. Check the file, or try a different copy.", "corrupt_file")
 
 
+def _check_size(path: Path) -> None:
+    """Refuse a file whose zip directory says it unpacks past the caps (a 1 MB docx can hold 300 MB of XML)."""
+    from tools.bounded import document_problem
+
+    if (problem := document_problem(path)) is not None:
+        raise ToolFailure(f"{path.name} is not parsed: {problem}.", "size_limit")
+
+
 def docx_to_text(path: Path) -> str:
     """Paragraphs (headings marked with #) and tables (markdown), in the order they appear."""
+    _check_size(path)
     from docx import Document
     from docx.opc.exceptions import PackageNotFoundError
     from docx.table import Table
@@ -68,6 +77,7 @@ def _unique_cells(cells: list[Any]) -> list[str]:
 
 def pptx_to_text(path: Path) -> str:
     """Each slide as '--- Slide N ---' with its title, text boxes, tables and speaker notes."""
+    _check_size(path)
     from pptx import Presentation
     from pptx.exc import PackageNotFoundError
 

@@ -40,6 +40,10 @@ def _open(data: bytes, label: str) -> Any:
     if not data.lstrip()[:5] == b"%PDF-":
         raise ToolFailure(f"{label} is not a PDF (it does not start with %PDF-). "
                           "Try read_file on it to see what it is.", "corrupt_file")
+    from tools.bounded import document_problem
+
+    if (problem := document_problem(data)) is not None:  # by its header, before any page is parsed or rendered
+        raise ToolFailure(f"{label} is not parsed: {problem}.", "size_limit")
     try:
         return pdfplumber.open(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001 - pdfminer raises assorted errors on damaged files

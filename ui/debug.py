@@ -212,7 +212,7 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
     if not job.ok:
         return f"❌ `{name}` on **{Path(path).name}**: {shown(public_text(job.refusal, runtime.settings))}"
     mark = "✅" if job.value["ok"] else "❌"
-    body = clip(job.value["output"], 6000).replace("```", "ʼʼʼ")
+    body = clip(public_text(job.value["output"], runtime.settings), 6000).replace("```", "ʼʼʼ")  # no server paths
     return (f"{mark} `{name}` on **{Path(path).name}** ({route.file_type}, {job.value['duration_s']:.2f}s)\n\n"
             f"```\n{body}\n```")
 

@@ -10,6 +10,7 @@ file route never needs the runs folder or the GAIA cache in `allowed_paths`.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -112,7 +113,11 @@ def public_text(text: str, settings: Settings) -> str:
     """`text` without the server's absolute folders (project, runs, GAIA cache, temp), for a visitor's eyes."""
     places = {str(settings.OUTPUT_DIR): "runs", str(settings.GAIA_CACHE_DIR): "<gaia cache>",
               str(PROJECT_ROOT): ".", tempfile.gettempdir(): "<tmp>", os.path.expanduser("~"): "~"}
+    text = _UPLOAD_FOLDER.sub("", text)  # gradio's upload folders (…/<sha256>/name): the visitor knows the name
     for place, name in sorted(places.items(), key=lambda item: -len(item[0])):
         if place and place != "/":
             text = text.replace(place, name)
     return text
+
+
+_UPLOAD_FOLDER = re.compile(r"[^\s`'\"(]*/[0-9a-f]{64}/")

@@ -2,8 +2,8 @@
 
 Anyone may POST files to `/gradio_api/upload` without calling any handler, and gradio keeps them until
 its cache sweep (two hours here, `delete_cache` in app.py): five 99 MB uploads from one anonymous client
-stayed on disk that long. This ASGI middleware counts the bytes each client address (`fair_share.
-client_address`: the last X-Forwarded-For hop, else the peer) uploaded within that window and answers
+stayed on disk that long. This ASGI middleware counts the bytes each client address (`ui.client_address`,
+the queue's parser: X-Forwarded-For only from a TRUSTED_PROXIES peer) uploaded within that window and answers
 429 once VISITOR_MAX_UPLOAD_MB would be passed; an upload without Content-Length is answered 411 (a
 browser always sends it). What a session keeps is bounded separately (`Session`), and freed when it ends.
 """
@@ -18,26 +18,19 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from config import Settings
-from ui.fair_share import client_address
+from ui.client_address import TrustedProxies, from_scope
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 
 
-class _Headers:
-    """The two things `client_address` reads, from an ASGI scope."""
-
-    def __init__(self, scope: Scope) -> None:
-        self.headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        peer = scope.get("client") or ("", 0)
-        self.client = type("Peer", (), {"host": peer[0]})()
-
-
 class UploadBudget:
     """Refuse uploads past `max_bytes` per client address within `window_s` seconds."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, window_s: float) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, window_s: float,
+                 proxies: TrustedProxies | None = None) -> None:
         self.app, self.max_bytes, self.window_s = app, max_bytes, window_s
+        self.proxies = proxies or TrustedProxies()
         self._sent: defaultdict[str, deque[tuple[float, int]]] = defaultdict(deque)
         self._lock = threading.Lock()
 
@@ -61,12 +54,11 @@ class UploadBudget:
                 or not scope.get("path", "").endswith("/upload")):
             await self.app(scope, receive, send)
             return
-        request = _Headers(scope)
-        length = request.headers.get("content-length", "")
+        length = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == b"content-length"), "")
         if not length.isdigit():
             await _reply(send, 411, "Uploads need a Content-Length.")
             return
-        used = self._admit(client_address(request), int(length))
+        used = self._admit(from_scope(self.proxies, scope), int(length))
         if used is not None:
             await _drain(receive)  # read (and drop) the body: replying mid-upload resets the client's connection
             await _reply(send, 429,
@@ -94,4 +86,5 @@ def middleware(settings: Settings, window_s: float) -> Any:
     """The starlette `Middleware` entry for `gr.Blocks.launch(app_kwargs={"middleware": [...]})`."""
     from starlette.middleware import Middleware
 
-    return Middleware(UploadBudget, max_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20), window_s=window_s)
+    return Middleware(UploadBudget, max_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20), window_s=window_s,
+                      proxies=TrustedProxies.of(settings))
