@@ -114,6 +114,12 @@ class BrowserSession:
         page.on("requestfailed", self._failed)
         page.on("dialog", self._dialog)
         page.on("download", self._download)
+        page.on("crash", self._crashed)
+
+    def _crashed(self, _page: Any) -> None:
+        crashed = getattr(self.browser, "crashed", None)  # a RunBrowser: the run gets a new context next call
+        if crashed is not None:
+            crashed()
 
     def _failed(self, request: Any) -> None:
         self._settle.end(request)
