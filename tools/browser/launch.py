@@ -148,7 +148,8 @@ def chromium_binary(executable: str) -> str:
             found = re.search(rb"LIBDIR=(\S+)", head)
             name = re.search(rb"APPNAME=(\S+)", head)
             if found and name:
-                real = Path(found.group(1).decode()) / name.group(1).decode()
+                app = name.group(1).decode()
+                real = Path(found.group(1).decode().replace("$APPNAME", app).replace("${APPNAME}", app)) / app
                 if real.is_file():
                     return str(real)
     return str(path)

@@ -177,7 +177,10 @@ class BrowserWorker:
         driver_environment({k: str(v) for k, v in env.items()}, self.launch.bin_folder)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
-                executable_path=private_chromium(self.launch.executable, self.launch.bin_folder / "chromium"),
+                # Chromium's namespace sandbox writes its own uid_map, which a non-dumpable process cannot:
+                # the exec-only copy (non-dumpable) only where the sandbox is off.
+                executable_path=self.launch.executable if self.launch.sandbox
+                else private_chromium(self.launch.executable, self.launch.bin_folder / "chromium"),
                 headless=True, args=launch_args(self.launch.proxy_port, self.launch.page_memory_mb),
                 ignore_default_args=IGNORED_DEFAULT_ARGS, chromium_sandbox=self.launch.sandbox,
                 env=env, downloads_path=str(self.home / "downloads"),
