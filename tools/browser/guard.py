@@ -84,7 +84,9 @@ def renderers(browser: int) -> list[Renderer]:
     """The renderer processes of the Chromium `browser`."""
     found = []
     for pid in descendants(browser):
-        if "--type=renderer" in _cmdline(pid) and (stat := _stat(pid)) is not None:
+        line = _cmdline(pid)
+        # Inside Chromium's own sandbox a renderer's command line is not readable from outside: an empty one.
+        if ("--type=renderer" in line or not line) and (stat := _stat(pid)) is not None:
             found.append(Renderer(pid, stat[1], _rss_mb(pid)))
     return found
 
