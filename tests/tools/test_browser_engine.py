@@ -31,7 +31,10 @@ def _page(body: str, script: str = "") -> Reply:
                       "</body></html>")
 
 
+BIG = b"x" * (80 * 2**20)
 PAGES = {
+    "/get": _page("<a href='/big.bin'>Get it</a>"),
+    "/big.bin": Reply(200, BIG, "application/octet-stream", headers={"Content-Disposition": "attachment; filename=b"}),
     "/ok": _page("<h1>All fine here</h1><button>Press</button>"),
     "/spin": _page("<h1>Spinning</h1>", "while (true) {}"),
     "/bomb": _page("<h1>Bomb</h1>", "const keep = []; setInterval(() => { for (let i = 0; i < 20; i++) "
@@ -125,6 +128,22 @@ def test_local_files_and_browser_pages_never_reach_a_snapshot(browser, site):
         assert "All fine here" in _open(browser, work, site.url("/ok"))  # and the browser still works
         for url in ("file:///etc/hostname", "chrome://version", "view-source:file:///etc/hostname"):
             assert hostname not in _open(browser, work, url)
+    finally:
+        work.close()
+
+
+def test_a_download_is_refused_and_leaves_almost_nothing_on_disk(browser, site):
+    from tests.support.js_sites import ref_of
+    from tools.browser.tools import engine_for
+
+    home = engine_for(browser.settings)._home
+    work = browser.workspace("download")
+    try:
+        page = _open(browser, work, site.url("/get"))
+        after = str(browser.call(work, "browser_click", ref=ref_of(page, 'link "Get it"')).output)
+        assert "the browser does not save files" in after
+        written = sum(f.stat().st_size for f in home.rglob("*") if f.is_file() and "bin" not in f.parts)
+        assert written < 5 * 2**20  # figure: < 5 MB on disk (profile included) for an 80 MB download
     finally:
         work.close()
 
