@@ -326,6 +326,29 @@ class Settings(BaseSettings):
         description="Pages one run may load in the browser (opens, clicked links, popups).",
     )
 
+    # --- browser engine: pool, face, page caps (issues 34, 36) ---
+    BROWSER_THREADS: int = Field(
+        6, ge=1, le=32,
+        description="Browser threads, each with its own Playwright driver and Chromium; a run is pinned to one, so up "
+                    "to this many runs use the browser without waiting for each other (about 150 MB each).",
+    )
+    BROWSER_SANDBOX: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Chromium's own sandbox: auto = on where the kernel allows unprivileged user namespaces and the "
+                    "app is not root; on/off force it.",
+    )
+    BROWSER_PAGE_MEMORY_MB: int = Field(
+        1024, ge=64,
+        description="Resident memory one page's renderer may use before it is killed (its V8 heap is capped at half).",
+    )
+    BROWSER_PAGE_CPU_S: float = Field(
+        120.0, gt=0,
+        description="CPU seconds one page's renderer may use before it is killed (a busy loop costs its own run only).",
+    )
+    BROWSER_LOCALE: str = Field("en-US", description="The browser's locale (navigator.language).")
+    BROWSER_ACCEPT_LANGUAGE: str = Field("en-US,en;q=0.9", description="The browser's Accept-Language header.")
+    BROWSER_TIMEZONE: str = Field("America/New_York", description="The browser's timezone (an IANA name).")
+
     # --- RAG ----------------------------------------------------------------------------------
     RAG_ENABLED: bool = Field(True, description="Look questions up in the knowledge base before the agent loop.")
     RAG_INDEX_DIR: Path = Field(

@@ -5,7 +5,10 @@ browser_open); a new browser context (median); browser_open and one click on a l
 (median of `--runs`, each a fresh run); the memory (PSS, so shared pages count once) of the browser's
 process tree with no run open and per open run (context + tab); and, for each test page, the
 snapshot's size in tokens (the harness's estimate, characters / 3) against the page's raw DOM (outerHTML) and its
-innerText. Usage: `python bench/browser.py [--runs 20]`.
+innerText. `--parallel` instead prints the pool's ratio: six runs at once, each opening a page that
+takes 1 s to settle and clicking on it, against one such run alone (issue 34: at most 1.3x).
+`--detection` prints the loopback bot-detection page's checks as the browser sees them.
+Usage: `python bench/browser.py [--runs 20] [--parallel] [--detection]`.
 """
 
 from __future__ import annotations
@@ -63,11 +66,82 @@ def tokens(text: str) -> int:
     return round(len(text) * DEFAULT_TOKENS_PER_CHAR)
 
 
+SETTLE_PAGE = ("<!doctype html><html><head><title>slow</title></head><body><h1>Slow page</h1>"
+               "<button onclick=\"document.getElementById('out').textContent = 'clicked'\">Go</button>"
+               "<p id='out'>waiting</p><script>fetch('/api/wait').then((r) => r.text())"
+               ".then((t) => { document.getElementById('out').textContent = t; });</script></body></html>")
+
+
+def _settle_site() -> object:
+    from tests.support.web_server import LocalWebServer, Reply
+
+    def wait(_request: object) -> Reply:
+        time.sleep(1.0)
+        return Reply(200, "loaded", "text/plain")
+
+    return LocalWebServer({"/settle": Reply(200, SETTLE_PAGE), "/api/wait": wait})
+
+
+def parallel(runs: int) -> None:
+    """Six 1 s-settle tasks (open + click) at once against one alone: the median ratio over `runs` rounds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _settle_site() as site:  # type: ignore[attr-defined]
+        harness = BrowserHarness(site.host_port)
+
+        def task() -> float:
+            work = harness.workspace()
+            began = time.perf_counter()
+            page = harness.call(work, "browser_open", url=site.url("/settle")).output
+            harness.call(work, "browser_click", ref=ref_of(page, 'button "Go"'))
+            took = time.perf_counter() - began
+            work.close()
+            return took
+
+        with ThreadPoolExecutor(6) as pool:
+            list(pool.map(lambda _i: task(), range(6)))  # warm: every browser thread launched
+            ones, sixes = [], []
+            for _ in range(runs):
+                ones.append(task())
+                began = time.perf_counter()
+                list(pool.map(lambda _i: task(), range(6)))
+                sixes.append(time.perf_counter() - began)
+        one, six = statistics.median(ones), statistics.median(sixes)
+        print(f"one 1 s-settle task (open + click): median {one:.2f} s; six at once: median {six:.2f} s; "
+              f"ratio {six / one:.2f}x (issue 34: <= 1.3x; {runs} rounds)")
+        harness.close()
+
+
+def detection() -> None:
+    """The detection page's checks, one line each."""
+    from tests.support.detection_site import detection_site, verdicts
+
+    with detection_site() as site:
+        harness = BrowserHarness(site.host_port)
+        work = harness.workspace()
+        page = harness.call(work, "browser_open", url=site.url("/")).output
+        found = verdicts(page)
+        for line in page.splitlines():
+            if line.lstrip("# ").startswith("check "):
+                print(line.lstrip("# "))
+        print(f"{sum(found.values())} of {len(found)} checks pass")
+        work.close()
+        harness.close()
+
+
 def main() -> int:
     """Measure and print the numbers."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--parallel", action="store_true")
+    parser.add_argument("--detection", action="store_true")
     args = parser.parse_args()
+    if args.parallel or args.detection:
+        if args.detection:
+            detection()
+        if args.parallel:
+            parallel(min(args.runs, 5))
+        return 0
     with js_sites() as site:
         harness = BrowserHarness(site.host_port, MAX_FILE_SIZE=100000)
         engine = engine_for(harness.settings)

@@ -1,10 +1,16 @@
-"""One shared Chromium for the whole app or batch, driven from ONE thread that every run talks to.
+"""The app's browser: a small pool of browser threads, each with its own Playwright and Chromium.
 
 Playwright's sync API is bound to the thread that started it, while tool calls run on many threads;
-so a dedicated browser thread owns Playwright and the browser, and every run submits its work to it
-as a function through a queue, getting the result back through a future. The browser starts lazily
-(the first call), through the filtering proxy (`tools.browser.proxy`) for every request, with a clean
-environment (no variable of the app, so no secret, reaches it) and its files in a private folder.
+so each browser thread (tools.browser.worker) owns a Playwright driver and a Chromium, and a run's
+session is pinned to one thread for its life (the thread with the fewest runs when it starts). Runs
+on different threads never wait for each other; `BROWSER_THREADS` threads start lazily, one per new
+concurrent run until there are that many. Every Chromium sends every request through the one
+filtering proxy (`tools.browser.proxy`), with a clean environment (tools.browser.launch).
+
+The per-call limit counts the action only (from when its thread starts it). An action still running
+at its limit is ended by killing the page that keeps its thread busy (the renderer that used the most
+CPU), then, if that is not enough, that thread's Chromium: the run is told, its next call gets a new
+context, and the other runs go on. A watchdog kills any renderer past the memory or CPU caps.
 """
 
 from __future__ import annotations
@@ -14,7 +20,6 @@ import concurrent.futures as cf
 import contextlib
 import logging
 import os
-import queue
 import shutil
 import tempfile
 import threading
@@ -24,158 +29,180 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tools.browser import guard
+from tools.browser.launch import Face, SandboxMode, clean_env, decide_sandbox, launch_args
 from tools.browser.proxy import FilteringProxy, ProxyRules
+from tools.browser.worker import MAX_RESTARTS, BrowserWorker, Job, WorkerLaunch
 from tools.errors import ToolFailure
 
+__all__ = ["MAX_RESTARTS", "BrowserEngine", "EngineConfig", "chromium_missing", "clean_env", "launch_args",
+           "release_engine", "shared_engine"]
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-MAX_RESTARTS = 3
-"""Times a browser that crashed after a good start is launched again before callers are told it failed."""
-
-
-def launch_args(proxy_port: int) -> list[str]:
-    """Chromium flags: everything through the proxy (loopback too), no WebRTC leak, no extensions, no chatter."""
-    return [
-        f"--proxy-server=http://127.0.0.1:{proxy_port}",
-        "--proxy-bypass-list=<-loopback>",  # Chromium otherwise bypasses proxies for localhost
-        # Any name Chromium would resolve itself (a direct connection past the proxy) fails to resolve.
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-        "--disable-extensions",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-default-apps",
-        "--disable-sync",
-        "--dns-prefetch-disable",
-        "--no-pings",
-        "--disable-features=NetworkPrediction,InterestFeedContentSuggestions,MediaRouter,OptimizationHints",
-        "--metrics-recording-only",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-    ]
-
-
-def clean_env(home: Path) -> dict[str, str | float | bool]:
-    """The browser's whole environment: a PATH, and HOME/TMPDIR in its private folder; nothing of the app's."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"), "LANG": "C.UTF-8"}
+KILL_GRACE_S = 2.0
+"""After a call's limit, how long the busiest renderer gets to die before its whole Chromium is killed."""
+_SHARED_KEY = object()
 
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """How the shared browser is launched and what its proxy lets through."""
+    """How the browsers are launched, what their proxy lets through, and what a page may take."""
 
     executable: str
     rules: ProxyRules
     launch_timeout_s: float = 30.0
+    threads: int = 6
+    sandbox: SandboxMode = "auto"
+    page_memory_mb: int = 1024
+    page_cpu_s: float = 120.0
+    face: Face = Face()
+
+    @classmethod
+    def from_settings(cls, settings: Any, rules: ProxyRules) -> EngineConfig:
+        """From the BROWSER_* settings and the proxy's rules."""
+        return cls(settings.BROWSER_EXECUTABLE, rules, threads=settings.BROWSER_THREADS,
+                   sandbox=settings.BROWSER_SANDBOX, page_memory_mb=settings.BROWSER_PAGE_MEMORY_MB,
+                   page_cpu_s=settings.BROWSER_PAGE_CPU_S,
+                   face=Face(settings.BROWSER_LOCALE, settings.BROWSER_ACCEPT_LANGUAGE, settings.BROWSER_TIMEZONE))
 
 
 class BrowserEngine:
-    """The shared Chromium and the thread that drives it; `call(fn)` runs `fn(browser)` on that thread."""
+    """The browser threads; `call(fn, timeout, key)` runs `fn(browser)` on the thread `key`'s run is pinned to."""
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
         self.proxy: FilteringProxy | None = None
-        self.cold_start_s: float | None = None
-        self.pid: int | None = None
-        self._jobs: queue.Queue[tuple[Callable[[Any], Any], cf.Future[Any]] | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._failure: BaseException | None = None
+        self.sandbox, self.sandbox_reason = decide_sandbox(config.sandbox, config.executable)
+        self._workers: list[BrowserWorker] = []
+        self._pins: dict[int, BrowserWorker] = {}
         self._lock = threading.Lock()
         self._home = Path(tempfile.mkdtemp(prefix="gaia-browser-"))
+        self._closed = threading.Event()
+        self._watchdog: threading.Thread | None = None
 
-    def call(self, fn: Callable[[Any], T], timeout: float) -> T:
-        """`fn(browser)` run on the browser thread; ToolFailure when it does not finish within `timeout`."""
-        self._start()
-        future: cf.Future[T] = cf.Future()
-        self._jobs.put((fn, future))
+    @property
+    def cold_start_s(self) -> float | None:
+        """The first browser thread's launch time (driver + Chromium), once it started."""
+        return self._workers[0].cold_start_s if self._workers else None
+
+    @property
+    def _failure(self) -> BaseException | None:
+        return next((w.failure for w in self._workers if w.failure is not None), None)
+
+    def call(self, fn: Callable[[Any], T], timeout: float, key: object = None) -> T:
+        """`fn(browser)` on `key`'s thread; ToolFailure when the action runs past `timeout` once started."""
+        key = _SHARED_KEY if key is None else key
+        worker = self._worker_for(key)
+        job = Job(fn, key)
+        worker.put(job)
+        # Waiting for the thread counts for nothing, but is bounded: a thread stuck past its own limits is killed.
+        if not job.started.wait(timeout * 3 + self.config.launch_timeout_s):
+            job.future.cancel()
+            raise ToolFailure("the browser is busy; try again.", "timeout")
         try:
-            return future.result(timeout=timeout)
+            return job.future.result(timeout=timeout)
         except cf.TimeoutError:
-            future.cancel()
-            raise ToolFailure(f"the browser did not finish within {timeout:g}s; try browser_snapshot, or a simpler "
-                              "step.", "timeout") from None
+            self._end_hung(worker, job, timeout)
+            raise ToolFailure(f"the page did not finish within {timeout:g}s (a script kept it busy, or it hung); "
+                              "its tab was closed: browser_open a page again, or use fetch_webpage.",
+                              "timeout") from None
 
-    def submit(self, fn: Callable[[Any], Any]) -> None:
-        """Queue `fn(browser)` without waiting for it (closing a run's context); dropped if the browser is gone."""
-        if self._thread is not None and self._thread.is_alive():
-            self._jobs.put((fn, cf.Future()))
-
-    def _start(self) -> None:
+    def each(self, fn: Callable[[Any], T], timeout: float) -> list[T]:
+        """`fn(browser)` on every running browser thread, after the jobs already queued there (tests, benchmarks)."""
         with self._lock:
-            if self._thread is None or not self._thread.is_alive():  # first use, or the browser died: (re)start
-                if self.proxy is None:
-                    self.proxy = FilteringProxy(self.config.rules)
-                self._ready.clear()
-                self._failure = None
-                self._thread = threading.Thread(target=self._run, name="browser", daemon=True)
-                self._thread.start()
-        if not self._ready.wait(self.config.launch_timeout_s):
+            workers = [w for w in self._workers if w.alive() and w.ready.is_set()]
+        jobs = [Job(fn, _SHARED_KEY) for _ in workers]
+        for worker, job in zip(workers, jobs, strict=True):
+            worker.put(job)
+        return [job.future.result(timeout=timeout) for job in jobs]
+
+    def submit(self, fn: Callable[[Any], Any], key: object = None) -> None:
+        """Queue `fn(browser)` without waiting for it (closing a run's context); the run is unpinned after."""
+        key = _SHARED_KEY if key is None else key
+        with self._lock:
+            worker = self._pins.pop(id(key), None) if key is not _SHARED_KEY else None
+        if worker is None or not worker.alive():
+            return
+        worker.put(Job(fn, key))
+        worker.put(Job(lambda _b: worker.forget(key), key))
+
+    def _worker_for(self, key: object) -> BrowserWorker:
+        with self._lock:
+            if self.proxy is None:
+                self.proxy = FilteringProxy(self.config.rules)
+                self._watchdog = threading.Thread(target=self._watch, name="browser-watchdog", daemon=True)
+                self._watchdog.start()
+            worker = self._pins.get(id(key))
+            if worker is None or not worker.alive():
+                worker = self._least_loaded(key)
+                self._pins[id(key)] = worker
+                worker.pinned.add(id(key))
+        if not worker.ready.wait(self.config.launch_timeout_s):
             raise ToolFailure("the browser did not start in time; try again later.", "timeout")
-        if self._failure is not None:
-            raise ToolFailure(f"the browser could not start: {self._failure}", "missing_dependency")
+        if worker.failure is not None:
+            raise ToolFailure(f"the browser could not start: {worker.failure}", "missing_dependency")
+        return worker
 
-    def _run(self) -> None:
-        """Launch and serve; a browser that dies after a good start is launched again (queued jobs wait)."""
-        restarts = 0
-        while True:
-            try:
-                self._launch_and_serve()
+    def _least_loaded(self, key: object) -> BrowserWorker:
+        """An idle thread, a new one while fewer than `threads` run, else the one with fewest runs (lock held)."""
+        self._workers = [w for w in self._workers if w.alive() or not w.ready.is_set()]
+        if key is _SHARED_KEY and self._workers:
+            return self._workers[0]
+        idle = [w for w in self._workers if not w.pinned]
+        if idle:
+            return idle[0]
+        if len(self._workers) < self.config.threads:
+            assert self.proxy is not None
+            launch = WorkerLaunch(self.config.executable, self.proxy.port, self.sandbox, self.config.face,
+                                  self.config.page_memory_mb, self.config.launch_timeout_s, self._home / "bin")
+            index = len(self._workers)
+            home = self._home / f"t{index}-{time.monotonic_ns()}"
+            home.mkdir(mode=0o700)
+            self._workers.append(BrowserWorker(index, launch, home))
+            return self._workers[-1]
+        return min(self._workers, key=lambda w: len(w.pinned))
+
+    def _end_hung(self, worker: BrowserWorker, job: Job, timeout: float) -> None:
+        """Kill what keeps `job` running (its busiest renderer, then its Chromium), from a helper thread."""
+        worker.mark_killed(job.key, f"The last page was closed: it did not finish within {timeout:g}s.")
+
+        def reap() -> None:
+            pid = worker.browser_pid
+            if pid is None:
                 return
-            except BaseException as exc:  # noqa: BLE001 - reported to every caller instead of dying silently
-                log.exception("the shared browser failed")
-                if restarts >= MAX_RESTARTS or self.cold_start_s is None:
-                    self._failure = exc  # it never started, or keeps dying: callers are told why
-                    self._ready.set()
-                    self._fail_pending(exc)
-                    return
-                restarts += 1
+            before = guard.cpu_times(pid)
+            time.sleep(0.3)
+            busiest = guard.busiest_renderer(pid, before)
+            if busiest is not None:
+                guard.kill(busiest)
+            deadline = time.monotonic() + KILL_GRACE_S
+            while time.monotonic() < deadline and worker.running is job:
+                time.sleep(0.05)
+            if worker.running is job:  # not a renderer's fault: the whole browser of this thread goes
+                log.warning("browser thread %d stuck past its limit: killing its Chromium", worker.index)
+                guard.kill(pid)
 
-    def _launch_and_serve(self) -> None:
-        from playwright.sync_api import sync_playwright
+        threading.Thread(target=reap, name="browser-reaper", daemon=True).start()
 
-        started = time.monotonic()
-        assert self.proxy is not None
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=self.config.executable, headless=True, args=launch_args(self.proxy.port),
-                env=clean_env(self._home), downloads_path=str(self._home / "downloads"),
-                timeout=self.config.launch_timeout_s * 1000, handle_sigint=False, handle_sigterm=False,
-                handle_sighup=False)
-            if self.cold_start_s is None:
-                self.cold_start_s = time.monotonic() - started
-            self._ready.set()
-            self._serve(browser)
-            browser.close()
-
-    def _serve(self, browser: Any) -> None:
-        while (job := self._jobs.get()) is not None:
-            fn, future = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(fn(browser))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-                future.set_exception(exc)
-            if not browser.is_connected():
-                raise RuntimeError("the browser process exited")
-
-    def _fail_pending(self, exc: BaseException) -> None:
-        while True:
-            try:
-                job = self._jobs.get_nowait()
-            except queue.Empty:
-                return
-            if job is not None and job[1].set_running_or_notify_cancel():
-                job[1].set_exception(ToolFailure(f"the browser stopped: {exc}", "failed"))
+    def _watch(self) -> None:
+        """Every second: kill renderers past the memory or CPU caps; their runs are told on their next call."""
+        while not self._closed.wait(1.0):
+            for worker in list(self._workers):
+                pid = worker.browser_pid
+                if pid is None:
+                    continue
+                for proc, why in guard.over_caps(pid, self.config.page_memory_mb, self.config.page_cpu_s):
+                    guard.kill(proc.pid)
+                    log.warning("browser thread %d: killed renderer %d: %s", worker.index, proc.pid, why)
+                    worker.note_crash(why)
 
     def close(self) -> None:
-        """Stop the browser thread (it closes the browser) and the proxy."""
-        if self._thread is not None and self._thread.is_alive():
-            self._jobs.put(None)
-            self._thread.join(timeout=10)
+        """Stop every browser thread (each closes its browser) and the proxy."""
+        self._closed.set()
+        for worker in self._workers:
+            worker.stop()
+        for worker in self._workers:
+            worker.thread.join(timeout=10)
         if self.proxy is not None:
             self.proxy.close()
         shutil.rmtree(self._home, ignore_errors=True)
@@ -186,7 +213,7 @@ _ENGINES_LOCK = threading.Lock()
 
 
 def shared_engine(config: EngineConfig) -> BrowserEngine:
-    """The process's one browser for `config` (one per set of rules; the app and a batch have one)."""
+    """The process's browser pool for `config` (one per set of rules; the app and a batch have one)."""
     with _ENGINES_LOCK:
         engine = _ENGINES.get(config)
         if engine is None or (engine._failure is not None):
@@ -195,7 +222,7 @@ def shared_engine(config: EngineConfig) -> BrowserEngine:
 
 
 def release_engine(config: EngineConfig) -> None:
-    """Close the shared browser for `config` now (tests, benchmarks); the next call starts a new one."""
+    """Close the browser pool for `config` now (tests, benchmarks); the next call starts a new one."""
     with _ENGINES_LOCK:
         engine = _ENGINES.pop(config, None)
     if engine is not None:

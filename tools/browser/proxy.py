@@ -159,9 +159,59 @@ class FilteringProxy:
         except OSError:
             client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
             return
-        upstream.sendall(request + rest)
+        upstream.sendall(request)
+        # The body goes on as it arrives, while the response comes back: a body larger than the first read
+        # (or sent after the head, as Chromium does for a POST) used to wait behind the response and be lost.
+        sender = threading.Thread(target=_send_body, args=(client, upstream, rest, headers), daemon=True)
+        sender.start()
         _relay_response(upstream, client)
-        _pipe(client, upstream)
+        _copy(upstream, client)
+        sender.join(timeout=_IDLE_S)
+        upstream.close()
+
+
+def _body_length(headers: list[str]) -> int | None:
+    """The request body's Content-Length, None when it is chunked or unsaid (then: until the client stops)."""
+    for line in headers:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-length" and value.strip().isdigit():
+            return int(value.strip())
+    return None
+
+
+def _send_body(client: socket.socket, upstream: socket.socket, rest: bytes, headers: list[str]) -> None:
+    """Forward the request body whole: what came with the head, then the rest up to Content-Length."""
+    length = _body_length(headers)
+    chunked = any(h.partition(":")[0].strip().lower() == "transfer-encoding" and "chunked" in h.lower()
+                  for h in headers)
+    try:
+        if rest:
+            upstream.sendall(rest if length is None else rest[:length])
+        left = None if length is None else length - min(len(rest), length)
+        if left == 0 or (left is None and not chunked):
+            return
+        while left is None or left > 0:
+            chunk = client.recv(65536 if left is None else min(65536, left))
+            if not chunk:
+                return
+            upstream.sendall(chunk)
+            if left is not None:
+                left -= len(chunk)
+    except OSError:
+        return
+
+
+def _copy(src: socket.socket, dst: socket.socket) -> None:
+    """Copy `src` into `dst` until `src` ends, then shut both down."""
+    try:
+        while chunk := src.recv(65536):
+            dst.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for sock in (src, dst):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
 
 def _read_head(sock: socket.socket) -> tuple[bytes | None, bytes]:

@@ -24,6 +24,8 @@ from tools.search import blocked_by
 VIEWPORT = {"width": 1280, "height": 800}
 _REF = re.compile(r"^\[?e?(\d+)\]?$", re.IGNORECASE)
 MAX_OPTIONS = 30
+FRAME_WAIT_MS = 3000
+"""How long a frame's document is waited for in a snapshot (a frame that never gets one is left out)."""
 MAX_NODES = 30000
 """Elements one snapshot walks at most (a huge page's snapshot says where it stopped)."""
 
@@ -114,6 +116,12 @@ class BrowserSession:
         page.on("requestfailed", self._failed)
         page.on("dialog", self._dialog)
         page.on("download", self._download)
+        page.on("crash", self._crashed)
+
+    def _crashed(self, _page: Any) -> None:
+        crashed = getattr(self.browser, "crashed", None)  # a RunBrowser: the run gets a new context next call
+        if crashed is not None:
+            crashed()
 
     def _failed(self, request: Any) -> None:
         self._settle.end(request)
@@ -256,9 +264,13 @@ class BrowserSession:
             self.notes.append(f"The browser stays on {self.page.url}.")
         lines: list[str] = []
         for index, frame in enumerate(self.page.frames):
-            try:
-                walked = frame.evaluate(WALKER, {"start": self.next_ref, "maxOptions": MAX_OPTIONS,
-                                                 "maxNodes": MAX_NODES})
+            if index and not _walkable(frame.url):  # file:, chrome:, view-source: ... never load: no document
+                lines.append(f"--- frame {frame.url.split(':', 1)[0]}: (not loaded: only http and https pages) ---")
+                continue
+            try:  # through a locator: its timeout bounds a frame that never gets a document
+                walked = frame.locator(":root").evaluate(f"(_root, arg) => ({WALKER})(arg)",
+                                                         {"start": self.next_ref, "maxOptions": MAX_OPTIONS,
+                                                          "maxNodes": MAX_NODES}, timeout=FRAME_WAIT_MS)
             except Exception:  # noqa: BLE001 - a frame that navigated away or is cross-process-gone
                 continue
             self.next_ref = max(self.next_ref, int(walked["next"]))
@@ -311,6 +323,11 @@ def _click(element: Any) -> None:
         element.click(timeout=5000)
     except Exception:  # noqa: BLE001 - covered or moving: click it where it is
         element.dispatch_event("click")
+
+
+def _walkable(url: str) -> bool:
+    """Whether a frame at `url` has a document a snapshot may walk (web pages and their blank/srcdoc frames)."""
+    return url.split(":", 1)[0].lower() in ("http", "https", "about", "data", "blob")
 
 
 def _title(page: Any) -> str:

@@ -102,13 +102,13 @@ class BrowserRun:
             return action(self.session)
 
         with self._lock:
-            return self.engine.call(job, self.times.call_s)
+            return self.engine.call(job, self.times.call_s, key=self)
 
     def close(self) -> None:
         """Close the run's context on the browser thread (queued: the run's end does not wait for it)."""
         session, self.session = self.session, None
         if session is not None:
-            self.engine.submit(lambda _browser: session.close())
+            self.engine.submit(lambda _browser: session.close(), key=self)
 
     def reply(self, capture: Capture, work: Workspace, page: int = 1, changes: bool = False) -> BrowserReply:
         """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches.
@@ -154,7 +154,7 @@ def _browser_run(config: RunnableConfig, engine: BrowserEngine, settings: Settin
 def engine_config(settings: Settings) -> EngineConfig:
     """The shared browser's launch and proxy rules from these settings (FETCH_ALLOWED_HOSTS, BLOCKED_DOMAINS)."""
     rules = ProxyRules(NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS), tuple(blocked_prefixes(settings.BLOCKED_DOMAINS)))
-    return EngineConfig(settings.BROWSER_EXECUTABLE, rules)
+    return EngineConfig.from_settings(settings, rules)
 
 
 def engine_for(settings: Settings) -> BrowserEngine:
