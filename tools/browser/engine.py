@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from tools.browser import guard
 from tools.browser.launch import Face, SandboxMode, clean_env, decide_sandbox, launch_args
@@ -100,7 +100,7 @@ class BrowserEngine:
             job.future.cancel()
             raise ToolFailure("the browser is busy; try again.", "timeout")
         try:
-            return job.future.result(timeout=timeout)
+            return cast(T, job.future.result(timeout=timeout))
         except cf.TimeoutError:
             self._end_hung(worker, job, timeout)
             raise ToolFailure(f"the page did not finish within {timeout:g}s (a script kept it busy, or it hung); "

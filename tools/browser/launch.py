@@ -182,8 +182,9 @@ def install_driver_env_hook() -> None:
     replaces that copy, for threads that set one, with the clean one plus Playwright's own markers,
     and the Node binary with its execute-only copy.
     """
-    from playwright._impl import transport
+    from playwright._impl import transport as driver_transport
 
+    transport: Any = driver_transport  # private module: its functions are not in its stubs' exports
     if getattr(transport, "_gaia_hooked", False):
         return
     original_env, original_exe = transport.get_driver_env, transport.compute_driver_executable
@@ -202,7 +203,7 @@ def install_driver_env_hook() -> None:
 
     transport.get_driver_env = driver_env
     transport.compute_driver_executable = driver_executable
-    transport._gaia_hooked = True  # type: ignore[attr-defined]
+    transport._gaia_hooked = True
 
 
 def driver_environment(env: dict[str, str], bin_folder: Path) -> None:
