@@ -23,6 +23,8 @@ does, via the `RequestGate` protocol), so the whole batch speaks to the provider
 - **the provider's count is exact**: a refused request is not in it, a request larger than the budget
   shows as remaining 0 (its reset tells how far below zero), and a 429 message's per-minute 'Used'
   never overrides what the headers say of the burst;
+- **critical path first**: among requests ready to go, the one whose task has made the most requests
+  goes first (`evaluation.critical_path`), so a long chain is not starved behind one-step tasks;
 - **on 429** everyone pauses until the server's `Retry-After` (or a default backoff) and restarts
   spaced out, so a limit hit by one task never turns into a retry storm that fails another.
 """
@@ -37,9 +39,10 @@ from typing import TYPE_CHECKING
 
 from config import Settings
 from evaluation.budget import Bucket, Ticket, Tickets
+from evaluation.critical_path import Waiters
 from evaluation.limiter_stats import LimiterStats, Pacing
 from evaluation.request_window import RequestLog, learn_window
-from models.ratelimit_headers import Kind, budget, limit_from_message
+from models.ratelimit_headers import Kind, budget, capacity_seen, limit_from_message
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
@@ -60,6 +63,8 @@ class RateLimiter:
     """A Retry-After longer than this is a quota reset (a per-minute window refilling), not a pace."""
     STOP_POLL_S = 0.25
     """Longest a waiter goes without looking at the run's stop event."""
+    YIELD_S = 0.002
+    """A ready request behind one further along looks again this soon (or when that one goes)."""
     TOKEN_BURST_S = 1.0
     """Without headers, a configured or learnt token budget is assumed to let one second's worth through at once."""
 
@@ -111,6 +116,7 @@ class RateLimiter:
         self._queue: deque[tuple[int, float]] = deque()
         """(waiter, tokens) of requests waiting for the token budget, in arrival order."""
         self._waiters = 0
+        self._ready = Waiters()  # every request in acquire(): the one whose task went furthest goes first
 
     @classmethod
     def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> RateLimiter:
@@ -125,6 +131,7 @@ class RateLimiter:
         first: float | None = None
         place: int | None = None
         with self._lock:
+            key = self._ready.join(getattr(self._local, "served", 0))
             try:
                 while True:
                     self._check_stop()
@@ -135,23 +142,27 @@ class RateLimiter:
                     slot = max(now, self._next_at, self._paused_until, self._requests.ready_at(1.0, now),
                                self._token_slot(tokens, place, now),
                                self._log.ready_at(now) if self._log is not None else now)
-                    if slot <= now + 1e-6:
+                    if self._ready.may_go(key, slot, now):
                         self._admit(tokens, now, first)
                         return
                     if place is None and tokens and self._tokens.known:
                         self._waiters += 1
                         place = self._waiters
                         self._queue.append((place, tokens))
-                    self._wait(slot - now)
+                    self._wait(max(slot - now, self.YIELD_S))
             finally:
+                self._ready.leave(key)
                 if place is not None:
                     self._queue = deque(item for item in self._queue if item[0] != place)
-                    self._changed.notify_all()  # the next in the queue may go now
+                self._changed.notify_all()  # the next in line may go now
 
     def take_thread_wait(self) -> float:
-        """Seconds this thread's requests waited in `acquire` since the last call (a task's own wait)."""
+        """Seconds this thread's requests waited in `acquire` since the last call (a task's own wait).
+
+        Called as a task starts and ends, it also restarts the thread's count of requests (its task's progress).
+        """
         waited = getattr(self._local, "waited", 0.0)
-        self._local.waited = 0.0
+        self._local.waited, self._local.served = 0.0, 0
         return waited
 
     def _token_slot(self, tokens: float, place: int | None, now: float) -> float:
@@ -171,6 +182,7 @@ class RateLimiter:
         self._waited += now - first
         self._local.waited = getattr(self._local, "waited", 0.0) + (now - first)
         self._local.ticket = self._tickets.add(now, 1.0, tokens)
+        self._local.served = getattr(self._local, "served", 0) + 1
 
     def on_success(self, info: ResponseInfo | None = None) -> None:
         """A request went through: count it and its tokens, sync to the provider's headers, speed up if calm."""
@@ -293,7 +305,7 @@ class RateLimiter:
             found.add(kind)
             rate = announced.rate_per_s
             if rate:
-                seen = _capacity_seen(announced.remaining, announced.reset_s, rate, cost)
+                seen = capacity_seen(announced.remaining, announced.reset_s, rate, cost)
                 guess = 0.0 if bucket.known else max(cost, rate * self.TOKEN_BURST_S)  # nothing proven yet
                 capacity = max(bucket.capacity if bucket.synced else 0.0, seen or guess, 1.0)
                 bucket.learn(rate, min(capacity, announced.limit or capacity), now)
@@ -386,15 +398,3 @@ class RateLimiter:
         else:
             self._changed.wait(min(seconds, self.STOP_POLL_S) if self._stop is not None else seconds)
 
-
-def _capacity_seen(remaining: float | None, reset_s: float | None, rate: float, cost: float) -> float | None:
-    """The least capacity an answer's numbers prove; None when they prove nothing.
-
-    Only a positive remaining says what the level was: the provider shows a level run negative by a request
-    larger than the budget (sent alone into the empty window) as 0, so remaining + cost would overstate it.
-    The reset ("until full") then gives the capacity itself: remaining + reset * rate.
-    """
-    if not remaining or remaining <= 0:
-        return None
-    seen = remaining + cost  # the level before this request took its share
-    return max(seen, remaining + reset_s * rate) if reset_s is not None else seen

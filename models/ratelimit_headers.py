@@ -132,3 +132,16 @@ def _notice(kind: str, period: str, limit: float | None, used: float | None) -> 
         return None
     remaining = max(0.0, limit - used) if used is not None else None
     return LimitNotice("tokens" if kind == "tokens" else "requests", limit / _PERIOD_S[period], remaining)
+
+
+def capacity_seen(remaining: float | None, reset_s: float | None, rate: float, cost: float) -> float | None:
+    """The least capacity an answer's numbers prove; None when they prove nothing.
+
+    Only a positive remaining says what the level was: the provider shows a level run negative by a request
+    larger than the budget (sent alone into the empty window) as 0, so remaining + cost would overstate it.
+    The reset ("until full") then gives the capacity itself: remaining + reset * rate.
+    """
+    if not remaining or remaining <= 0:
+        return None
+    seen = remaining + cost  # the level before this request took its share
+    return max(seen, remaining + reset_s * rate) if reset_s is not None else seen
