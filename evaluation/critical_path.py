@@ -7,7 +7,10 @@ the critical path (GAIA's long research chains), so among the requests ready to 
 has made the most requests goes first (ties: the earliest to ask). Only ready requests compete: each
 waiter records when its budgets open (its slot) at every look, and one whose slot is later (held back
 by its own token budget) never blocks another that fits now; one whose slot has come goes at its next
-look, which is no later than that slot.
+look, which is no later than that slot. Under a window of N requests, a task that has not gone as
+far also leaves one free place per task further along that is running (in a tool or awaiting an answer):
+its next request comes within moments, and a window filled in one clump would otherwise hold it back
+until the window's end at every step.
 """
 
 from __future__ import annotations
@@ -32,12 +35,27 @@ class Waiters:
     def __init__(self) -> None:
         self._waiting: dict[int, _Waiter] = {}
         self._seq = 0
+        self._progress: dict[int, int] = {}
+        """Requests admitted so far per task (by the thread running it), for the tasks running now."""
 
-    def join(self, progress: int) -> int:
-        """A request starts waiting; its key."""
+    def join(self, task: int) -> int:
+        """A request of `task` (its thread's id) starts waiting; its key."""
         self._seq += 1
-        self._waiting[self._seq] = _Waiter(progress, self._seq)
+        self._waiting[self._seq] = _Waiter(self._progress.get(task, 0), self._seq)
         return self._seq
+
+    def served(self, task: int) -> None:
+        """A request of `task` was admitted."""
+        self._progress[task] = self._progress.get(task, 0) + 1
+
+    def restart(self, task: int) -> None:
+        """The thread `task` starts (or ended) a task: its count starts again."""
+        self._progress.pop(task, None)
+
+    def ahead(self, key: int) -> int:
+        """Running tasks that have gone further than the waiter `key`'s (their next request should not wait)."""
+        mine = self._waiting[key].progress
+        return sum(1 for p in self._progress.values() if p > mine)
 
     def leave(self, key: int) -> None:
         """The request went (or gave up)."""

@@ -127,7 +127,7 @@ class RateLimiter:
         first: float | None = None
         place: int | None = None
         with self._lock:
-            key = self._ready.join(getattr(self._local, "served", 0))
+            key = self._ready.join(threading.get_ident())
             try:
                 while True:
                     self._check_stop()
@@ -138,7 +138,8 @@ class RateLimiter:
                     slot = max(now, self._next_at, self._paused_until, self._requests.ready_at(1.0, now),
                                self._token_slot(tokens, place, now),
                                self._log.ready_at(now) if self._log is not None else now)
-                    if self._ready.may_go(key, slot, now):
+                    held = self._log is not None and slot <= now and self._log.free(now) <= self._ready.ahead(key)
+                    if self._ready.may_go(key, now + self.YIELD_S if held else slot, now):
                         self._admit(tokens, now, first)
                         return
                     if place is None and tokens and self._tokens.known:
@@ -153,12 +154,10 @@ class RateLimiter:
                 self._changed.notify_all()  # the next in line may go now
 
     def take_thread_wait(self) -> float:
-        """Seconds this thread's requests waited in `acquire` since the last call (a task's own wait).
-
-        Called as a task starts and ends, it also restarts the thread's count of requests (its task's progress).
-        """
+        """Seconds this thread's requests waited since the last call (a task's own wait); its task starts anew."""
         waited = getattr(self._local, "waited", 0.0)
-        self._local.waited, self._local.served = 0.0, 0
+        self._local.waited = 0.0
+        self._ready.restart(threading.get_ident())
         return waited
 
     def _token_slot(self, tokens: float, place: int | None, now: float) -> float:
@@ -178,7 +177,7 @@ class RateLimiter:
         self._waited += now - first
         self._local.waited = getattr(self._local, "waited", 0.0) + (now - first)
         self._local.ticket = self._tickets.add(now, 1.0, tokens)
-        self._local.served = getattr(self._local, "served", 0) + 1
+        self._ready.served(threading.get_ident())
 
     def on_success(self, info: ResponseInfo | None = None) -> None:
         """A request went through: count it and its tokens, sync to the provider's headers, speed up if calm."""

@@ -11,7 +11,10 @@ from evaluation.limiter import RateLimiter
 
 def test_among_ready_requests_the_furthest_task_goes_first_and_a_blocked_one_blocks_no_one():
     waiters = Waiters()
-    fresh, long_chain, other = waiters.join(0), waiters.join(7), waiters.join(0)
+    for _ in range(7):
+        waiters.served(2)  # the task of thread 2 has made seven requests
+    fresh, long_chain, other = waiters.join(1), waiters.join(2), waiters.join(3)
+    assert waiters.ahead(fresh) == 1 and waiters.ahead(long_chain) == 0
     assert waiters.may_go(fresh, 1.0, 1.0)  # only ready requests compete: the long one has not looked yet
     assert not waiters.may_go(long_chain, 1.5, 1.0)  # its slot has not come
     assert waiters.may_go(fresh, 1.0, 1.0)  # ... so it blocks no one
@@ -21,6 +24,8 @@ def test_among_ready_requests_the_furthest_task_goes_first_and_a_blocked_one_blo
     assert waiters.may_go(fresh, 2.0, 2.0) and not waiters.may_go(other, 2.0, 2.0)  # ties: the earliest to ask
     waiters.leave(fresh)
     assert waiters.may_go(other, 2.0, 2.0) and len(waiters) == 1
+    waiters.restart(2)  # its task ended
+    assert waiters.ahead(other) == 0
 
 
 def test_a_long_chain_waiting_last_is_admitted_before_one_step_tasks_after_a_pause():
