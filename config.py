@@ -112,9 +112,10 @@ class Settings(BaseSettings):
                     "LLM_MAX_TOKENS.",
     )
     CONTEXT_MASK_RATIO: float = Field(
-        0.6, gt=0, le=1,
+        1.0, gt=0, le=1,
         description="Share of the window past which the oldest tool observations are masked (replaced by their first "
-                    "line and the read_file call that reads them whole).",
+                    "line and the read_file call that reads them whole); 1 = only when a request would not fit the "
+                    "window less the reply (LLM_MAX_TOKENS) and a 2% margin. Lower it to mask earlier.",
     )
     MAX_TOKENS_PER_TASK: int = Field(
         0, ge=0,

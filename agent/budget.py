@@ -2,17 +2,18 @@
 
 - **Iterations**: `max_iterations` per run (`--max-iterations`, the tabs' field), else MAX_ITERATIONS.
 - **Window**: every request must fit the model's context (`models.context_window`) with room for the
-  reply (LLM_MAX_TOKENS, at most half the window). Once a request would pass CONTEXT_MASK_RATIO of the
-  window, or not fit, the oldest tool observations are *masked*: the message stays (the API pairs every
-  tool call with its result), its content becomes the observation's first line and, literally,
-  `read_file("PATH")`, PATH being the full text saved in the run's workspace. The most recent
-  observations stay whole. Masking goes down to `MASK_TARGET` of the threshold, so it does not repeat at
-  every step. (Observation masking halves an agent's cost with no loss of solve rate: Lindenbauer et
-  al., "The Complexity Trap", 2025.)
+  reply (LLM_MAX_TOKENS, at most half the window) and a small margin (`FIT_MARGIN`). A request that would
+  not fit (or, with CONTEXT_MASK_RATIO < 1, that would pass that share of the window) has its oldest tool
+  observations *masked*, oldest first, and masking stops as soon as it fits: the message stays (the API
+  pairs every tool call with its result), its content becomes the observation's first line and,
+  literally, `read_file("PATH")`, PATH being the full text saved in the run's workspace. The latest
+  assistant turn's observations are never masked (the model needs what it just read, e.g. the next
+  address of a chain); when even they cannot fit, the newest is *cut* at its end, and the cut says so
+  and names the `read_file("PATH")` of its whole text. (Observation masking halves an agent's cost with
+  no loss of solve rate: Lindenbauer et al., "The Complexity Trap", 2025.)
 - **Tokens**: MAX_TOKENS_PER_TASK over every model call of the run (loop, final answer, vision, RAG hints).
 - **Cost**: tokens times LLM_PRICE_INPUT_PER_MTOK / LLM_PRICE_OUTPUT_PER_MTOK (`models.cost`).
 """
-
 from __future__ import annotations
 
 import threading
@@ -30,14 +31,20 @@ from models.messages import message_text
 from tools.errors import ToolFailure
 from tools.workspace import Workspace
 
-MASK_TARGET = 0.75
-"""Masking brings a request down to this share of the threshold that set it off."""
+FIT_MARGIN = 0.02
+"""Share of the window (at least `MIN_MARGIN_TOKENS`) kept free besides the reply: estimates are estimates."""
+MIN_MARGIN_TOKENS = 64
+CUT_ROUNDS = 4
+"""Attempts at cutting the newest observation to fit (each from the estimate of the previous one)."""
 FIRST_LINE_CHARS = 200
 """Characters of an observation's first line kept in its stub."""
-__all__ = ["MASKED_KEY", "Fitted", "ObservationMasker", "RunBudget", "TokenMeter", "cost_usd", "reply_reserve"]
+__all__ = ["CUT_KEY", "MASKED_KEY", "Fitted", "ObservationMasker", "RunBudget", "TokenMeter", "cost_usd",
+           "reply_reserve"]
 
 MASKED_KEY = "masked_path"
 """`response_metadata` key of a masked tool message: where its full text is."""
+CUT_KEY = "cut_path"
+"""`response_metadata` key of a tool message cut at its end to fit: where its whole text is."""
 
 
 def reply_reserve(settings: Settings, window: int) -> int:
@@ -90,20 +97,22 @@ class ObservationMasker:
         self._lock = threading.Lock()
 
     def threshold(self, window: int) -> int:
-        """Estimated prompt tokens past which a request is masked."""
-        return min(int(window * self.settings.CONTEXT_MASK_RATIO), window - reply_reserve(self.settings, window))
+        """Prompt tokens past which a request is masked: what the window leaves, or CONTEXT_MASK_RATIO of it."""
+        margin = max(MIN_MARGIN_TOKENS, int(window * FIT_MARGIN))
+        room = window - reply_reserve(self.settings, window) - margin
+        return max(1, min(int(window * self.settings.CONTEXT_MASK_RATIO), room))
 
     def fit(self, messages: Sequence[BaseMessage], estimate: Callable[[Sequence[BaseMessage]], int],
             window: ContextWindow, *, limit: int | None = None) -> Fitted:
-        """`messages` masked as needed to stay under the threshold (or `limit`, after an overflow)."""
+        """`messages` masked (oldest first) until they fit the threshold (or `limit`, after an overflow)."""
         threshold = limit if limit is not None else self.threshold(window.tokens)
         before = estimate(messages)
         if before <= threshold:
             return Fitted(list(messages))
-        target = int(threshold * MASK_TARGET)
         out, replaced, paths = list(messages), [], []
         current = before
-        for index in self._maskable(out):
+        older, newest = self._maskable(out)
+        for index in older:
             stub = self._stub(out[index])
             if stub is None:
                 continue
@@ -111,36 +120,81 @@ class ObservationMasker:
             replaced.append(stub)
             paths.append(str(stub.response_metadata[MASKED_KEY]))
             current = estimate(out)
-            if current <= target:
+            if current <= threshold:
                 break
+        cut = 0
+        for index in reversed(newest):  # the newest turn's observations: cut at their end, never masked
+            if current <= threshold:
+                break
+            stub = self._cut(out, index, estimate, threshold)
+            if stub is None:
+                continue
+            out[index], cut = stub, cut + 1
+            replaced.append(stub)
+            paths.append(str(stub.response_metadata[CUT_KEY]))
+            current = estimate(out)
         if not replaced:
             return Fitted(list(messages))
         with self._lock:
             self.total_masked += len(replaced)
             total = self.total_masked
-        event = ContextMasked(masked=len(replaced), total_masked=total, tokens_before=before, tokens_after=current,
-                              window=window.tokens, window_source=window.source,
-                              reason="ratio" if limit is None else "overflow", paths=paths)
+        event = ContextMasked(masked=len(replaced) - cut, total_masked=total, tokens_before=before,
+                              tokens_after=current, window=window.tokens, window_source=window.source,
+                              reason="ratio" if limit is None else "overflow", paths=paths, cut=cut)
         return Fitted(out, replaced, event)
 
     @staticmethod
-    def _maskable(messages: list[BaseMessage]) -> list[int]:
-        """Indexes of unmasked tool observations, oldest first; the latest turn's come last (masked only if need be)."""
+    def _maskable(messages: list[BaseMessage]) -> tuple[list[int], list[int]]:
+        """Indexes of unmasked tool observations: those before the latest assistant turn (oldest first), and its own."""
         last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
         tools = [i for i, m in enumerate(messages)
                  if isinstance(m, ToolMessage) and MASKED_KEY not in (m.response_metadata or {})]
-        return [i for i in tools if i < last_ai] + [i for i in tools if i > last_ai]
+        return [i for i in tools if i < last_ai], [i for i in tools if i > last_ai]
+
+    def _cut(self, messages: list[BaseMessage], index: int, estimate: Callable[[Sequence[BaseMessage]], int],
+             threshold: int) -> ToolMessage | None:
+        """The observation at `index` cut at its end so the request fits (None: it cannot be, or cannot be kept)."""
+        message = messages[index]
+        assert isinstance(message, ToolMessage)
+        text = message_text(message)
+        path = self._kept_path(message) or self._save(message, text)
+        if path is None:
+            return None  # nowhere to keep the whole text: never cut silently
+        probe = list(messages)
+        probe[index] = ToolMessage(content="", tool_call_id=message.tool_call_id, name=message.name)
+        empty = estimate(probe)
+        keep = len(text)
+        for _ in range(CUT_ROUNDS):
+            per_char = max(1e-6, (estimate([*probe[:index], _with(message, text[:keep]), *probe[index + 1:]])
+                                  - empty) / max(1, keep))
+            keep = int((threshold - empty) / per_char) - len(str(path)) - 140  # the note's own characters
+            if keep <= 0:
+                return None
+            stub = _cut_stub(message, text, keep, path)
+            probe[index] = stub
+            if estimate(probe) <= threshold:
+                return stub
+            probe[index] = _with(message, "")
+        return None
+
+    @staticmethod
+    def _kept_path(message: ToolMessage) -> Path | None:
+        kept = (message.response_metadata or {}).get(CUT_KEY)
+        return Path(kept) if kept else None
 
     def _stub(self, message: BaseMessage) -> ToolMessage | None:
         """The stub replacing `message` (same id and call id), or None when its text could not be kept."""
         assert isinstance(message, ToolMessage)
+        kept = self._kept_path(message)
         text = message_text(message)
+        if kept is not None:  # already cut at its end: its whole text is saved, its stub points there
+            text = _read(kept) or text
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if len(first) > FIRST_LINE_CHARS:
             first = first[:FIRST_LINE_CHARS] + "…"
         if len(text) <= len(first) + 200:
             return None  # nothing worth masking
-        path = self._save(message, text)
+        path = kept or self._save(message, text)
         if path is None:
             return None  # nowhere to keep it: the observation stays whole
         content = (f"{first}\n[observation masked to save context: its {len(text):,} characters are kept in full; "
@@ -165,6 +219,26 @@ class ObservationMasker:
         except (ToolFailure, OSError):
             return None
         return path
+
+
+def _with(message: ToolMessage, content: str) -> ToolMessage:
+    return ToolMessage(content=content, tool_call_id=message.tool_call_id, name=message.name, id=message.id,
+                       status=message.status)
+
+
+def _cut_stub(message: ToolMessage, text: str, keep: int, path: Path) -> ToolMessage:
+    """`text` cut after `keep` characters, with a note saying how much is missing and where it all is."""
+    note = (f"\n[observation cut to fit the model's context: {len(text) - keep:,} of its {len(text):,} characters "
+            f'are not shown; read them with read_file("{path}")]')
+    return ToolMessage(content=text[:keep] + note, tool_call_id=message.tool_call_id, name=message.name,
+                       id=message.id, status=message.status, response_metadata={CUT_KEY: str(path)})
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 @dataclass

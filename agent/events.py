@@ -172,6 +172,23 @@ class ContextMasked(Event):
     """'ratio': the request passed CONTEXT_MASK_RATIO of the window; 'overflow': the server refused it as too long."""
     paths: list[str] = field(default_factory=list)
     """Where the masked observations are kept in full (readable with read_file)."""
+    cut: int = 0
+    """Observations of the latest turn cut at their end (too long to fit even alone); their paths come last."""
+
+
+@dataclass(kw_only=True)
+class ToolsetChosen(Event):
+    """A small window: the loop offers only the tools this task can use (`agent.toolsets`), named here."""
+
+    kind: Literal["toolset"] = field(default="toolset", init=False)
+    name: str
+    """Which sets were joined, e.g. 'route+research' or 'research+browser'."""
+    tools: list[str] = field(default_factory=list)
+    """The tools offered, in the registry's order."""
+    left_out: int = 0
+    """Active tools not offered."""
+    window: int = 0
+    """The context window that called for it (tokens)."""
 
 
 @dataclass(kw_only=True)
@@ -279,14 +296,14 @@ class WorkerReported(Event):
 
 TraceEvent = (RouteDecided | RagLookup | ModelCall | Retry | ToolCall | ToolResult | IterationCap | HistoryTrimmed
               | AnswerExtracted | ErrorEvent | ContextMasked | TokenBudgetExhausted | LedgerMade | ProgressChecked
-              | WorkerReported | AnswerCheck)
+              | WorkerReported | AnswerCheck | ToolsetChosen)
 """Every event a run can yield: a union discriminated by `kind`, so renderers can `match` on the type."""
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__dataclass_fields__["kind"].default: cls  # type: ignore[misc]
     for cls in (RouteDecided, RagLookup, ModelCall, Retry, ToolCall, ToolResult, IterationCap, HistoryTrimmed,
                 AnswerExtracted, ErrorEvent, ContextMasked, TokenBudgetExhausted, LedgerMade, ProgressChecked,
-                WorkerReported, AnswerCheck)
+                WorkerReported, AnswerCheck, ToolsetChosen)
 }
 
 

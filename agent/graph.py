@@ -30,6 +30,7 @@ from agent.fitting import send_fitted
 from agent.prompts import CONCLUDE_REQUEST, FINAL_ANSWER_REQUEST
 from agent.state import AgentState, RunCancelled, RunContext
 from agent.text_tool_calls import TextToolCalls, find_text_tool_calls, tool_argument_names
+from agent.toolsets import offered
 from models.client import LLMCallError
 from models.cost import cost_usd
 from models.messages import message_text
@@ -55,7 +56,10 @@ def build_graph(registry: ToolRegistry, *, raise_internal_errors: bool = False,
         iteration = state.get("iterations", 0) + 1
         if ctx.limits.meter.exhausted:  # a tool's own model calls (vision) spent the rest: no further step
             return {"budget_exhausted": True}
-        update = _model_turn(ctx, emit, list(state["messages"]), iteration, tools=registry.tools, arg_names=arg_names)
+        tools_now, chosen = offered(ctx.toolset, registry.tools, state["messages"], ctx.elapsed())
+        if chosen is not None:  # a small window: only the tools this task can use (agent.toolsets)
+            emit(chosen)
+        update = _model_turn(ctx, emit, list(state["messages"]), iteration, tools=tools_now, arg_names=arg_names)
         if _cut_short(update) and not state.get("conclude_asked"):
             update = _conclude(ctx, emit, _merged(list(state["messages"]), update), update, iteration)
         update["budget_exhausted"] = ctx.limits.meter.exhausted

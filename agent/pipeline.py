@@ -36,6 +36,7 @@ from agent.run_client import RunEvents, run_client
 from agent.state import AgentState, RunContext
 from agent.team import Worker, build_workers, run_team
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
+from agent.toolsets import SMALL_WINDOW_TOKENS, ToolsetChoice
 from config import Settings, Strategy, get_settings, redact
 from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate, separate_vision_endpoint
 from models.context_window import WINDOWS
@@ -83,6 +84,8 @@ class _Loop:
     trace: RunEvents
     meter: TokenMeter
     started: float
+    route_tools: tuple[str, ...] = ()
+    """The attachment route's tools (offered first on a small window)."""
 
 
 @dataclass
@@ -295,7 +298,8 @@ class Pipeline:
         messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *history_messages(trimmed.kept),
                                        HumanMessage(content=task_message(question, instruction, decision.rag_context))]
         attachments = (Path(decision.file_route.path),) if decision.file_route else ()
-        loop = _Loop(request, messages, attachments, client, trace, meter, started)
+        loop = _Loop(request, messages, attachments, client, trace, meter, started,
+                     tuple(decision.file_route.tools) if decision.file_route else ())
         final_state = yield from self._loop(loop, live)
         if final_state.get("error"):
             return  # the node already emitted the ErrorEvent; the answer stays empty
@@ -319,8 +323,10 @@ class Pipeline:
         loop.trace.sink = counted
         window = WINDOWS.get(s, probe=parts.endpoint is not None)  # a scripted in-process model has no server
         budget = RunBudget.for_run(s, window, workspace, request.max_iterations, loop.meter)
+        toolset = (ToolsetChoice(tuple(parts.registry.names), window.tokens, loop.route_tools, request.question)
+                   if parts.registry is not None and window.tokens <= SMALL_WINDOW_TOKENS else None)
         ctx = RunContext(settings=s, client=loop.client, tools=tool_context, started=loop.started, emit=inbox.put,
-                         budget=budget)
+                         budget=budget, toolset=toolset)
         graph, messages = parts.graph, loop.messages
         config: RunnableConfig = {"recursion_limit": recursion_limit(budget.max_iterations)}
 

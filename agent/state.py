@@ -13,6 +13,7 @@ from langgraph.graph.message import add_messages
 
 from agent.budget import RunBudget
 from agent.events import Event
+from agent.toolsets import ToolsetChoice
 from config import Settings
 from models.context_window import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from models.model_client import ModelClient
@@ -51,6 +52,8 @@ class RunContext:
     """Set when the caller stopped listening; the next node ends the run instead of calling the model."""
     budget: RunBudget | None = None
     """Iteration cap, window, masking and token meter of the run (None: MAX_ITERATIONS and the default window)."""
+    toolset: ToolsetChoice | None = None
+    """On a small window, the tools this run's requests offer (`agent.toolsets`); None: every registry tool."""
 
     def __post_init__(self) -> None:
         if self.budget is None:

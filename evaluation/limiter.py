@@ -1,28 +1,24 @@
 """The one rate-aware limiter a batch shares: the provider's budgets, smooth spacing, a common pause on 429.
 
 Every model request of every concurrent task asks `acquire(estimated_tokens)` first (the model client
-does, via the `RequestGate` protocol), so the whole batch speaks to the provider at one controlled pace:
+does, via the `RequestGate` protocol), so the whole batch speaks to the provider at one controlled pace
+(docs/context-and-rate-limits.md tells the whole story):
 
-- **the provider's headers** (`x-ratelimit-{limit,remaining,reset}-{requests,tokens}`) when it sends
-  them: each answer syncs a request budget and a token budget (`evaluation.budget.Bucket`) to what
-  the provider counted, so the batch uses exactly the burst and the refill it announces;
-- **known limit** (`LLM_REQUESTS_PER_MINUTE` > 0), no headers: requests start one `60/rpm` interval
-  apart (plus a small safety margin), never in bursts;
-- **tokens per minute** (`LLM_TOKENS_PER_MINUTE`, or learnt from headers or a 429's message): a
-  request is admitted only when its estimated prompt tokens (plus the usual completion) fit the
-  budget, and the budget is corrected by the usage each answer reports;
-- **unknown limit**: requests go as fast as tasks produce them until the first 429, which tells the
-  ceiling (`evaluation.request_window`: the requests the window admitted before it, over the time since
-  the first plus its Retry-After); from then on at most that many start in any such window. When the
-  429 cannot tell (no Retry-After), the interval is set from the pace at which the latest requests got
-  through, and it shrinks again slowly while no 429 comes;
-- **one queue for tokens**: requests waiting for the token budget are admitted in arrival order (a
-  large prompt is not overtaken forever by small ones), and one larger than the whole budget goes
-  alone once the budget is full (the provider's window empty); waiters look again whenever an answer or
-  a 429 moves a budget, so a refund is used at once rather than after a slot computed before it;
+- **the provider's headers** (`x-ratelimit-{limit,remaining,reset}-{requests,tokens}`: limit per minute,
+  remaining = what may be sent now, reset = until full) sync a request and a token budget
+  (`evaluation.budget.Bucket`) to what the provider counted; a token 429 under a large `remaining` teaches
+  the shorter burst it enforces (`evaluation.token_burst`);
+- **known limits** (`LLM_REQUESTS_PER_MINUTE`, `LLM_TOKENS_PER_MINUTE` or a 429's message), no headers:
+  requests start one `60/rpm` interval apart; a request goes only when its estimated tokens fit;
+- **unknown limit**: full speed until the first 429, which tells the ceiling (`evaluation.request_window`:
+  the requests admitted before it, over the time since the first plus its Retry-After); without a
+  Retry-After, the interval follows the pace that got through and shrinks slowly while no 429 comes;
+- **one queue for tokens**: requests waiting for tokens go in arrival order; one larger than the whole
+  budget goes alone once it is full; waiters look again whenever an answer or a 429 moves a budget;
 - **the provider's count is exact**: a refused request is not in it, a request larger than the budget
-  shows as remaining 0 (its reset tells how far below zero), and a 429 message's per-minute 'Used'
-  never overrides what the headers say of the burst;
+  shows as remaining 0 (its reset tells how far below zero);
+- **critical path first**: among requests ready to go, the one whose task has made the most requests
+  goes first (`evaluation.critical_path`), so a long chain is not starved behind one-step tasks;
 - **on 429** everyone pauses until the server's `Retry-After` (or a default backoff) and restarts
   spaced out, so a limit hit by one task never turns into a retry storm that fails another.
 """
@@ -37,9 +33,11 @@ from typing import TYPE_CHECKING
 
 from config import Settings
 from evaluation.budget import Bucket, Ticket, Tickets
+from evaluation.critical_path import Waiters
 from evaluation.limiter_stats import LimiterStats, Pacing
 from evaluation.request_window import RequestLog, learn_window
-from models.ratelimit_headers import Kind, budget, limit_from_message
+from evaluation.token_burst import learn_burst
+from models.ratelimit_headers import Kind, budget, capacity_seen, limit_from_message
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
@@ -60,6 +58,8 @@ class RateLimiter:
     """A Retry-After longer than this is a quota reset (a per-minute window refilling), not a pace."""
     STOP_POLL_S = 0.25
     """Longest a waiter goes without looking at the run's stop event."""
+    YIELD_S = 0.002
+    """A ready request behind one further along looks again this soon (or when that one goes)."""
     TOKEN_BURST_S = 1.0
     """Without headers, a configured or learnt token budget is assumed to let one second's worth through at once."""
 
@@ -111,6 +111,8 @@ class RateLimiter:
         self._queue: deque[tuple[int, float]] = deque()
         """(waiter, tokens) of requests waiting for the token budget, in arrival order."""
         self._waiters = 0
+        self._token_burst: float | None = None  # learnt from a token 429 under a large remaining
+        self._ready = Waiters()  # every request in acquire(): the one whose task went furthest goes first
 
     @classmethod
     def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> RateLimiter:
@@ -125,6 +127,7 @@ class RateLimiter:
         first: float | None = None
         place: int | None = None
         with self._lock:
+            key = self._ready.join(threading.get_ident())
             try:
                 while True:
                     self._check_stop()
@@ -135,23 +138,26 @@ class RateLimiter:
                     slot = max(now, self._next_at, self._paused_until, self._requests.ready_at(1.0, now),
                                self._token_slot(tokens, place, now),
                                self._log.ready_at(now) if self._log is not None else now)
-                    if slot <= now + 1e-6:
+                    held = self._log is not None and slot <= now and self._log.free(now) <= self._ready.ahead(key)
+                    if self._ready.may_go(key, now + self.YIELD_S if held else slot, now):
                         self._admit(tokens, now, first)
                         return
                     if place is None and tokens and self._tokens.known:
                         self._waiters += 1
                         place = self._waiters
                         self._queue.append((place, tokens))
-                    self._wait(slot - now)
+                    self._wait(max(slot - now, self.YIELD_S))
             finally:
+                self._ready.leave(key)
                 if place is not None:
                     self._queue = deque(item for item in self._queue if item[0] != place)
-                    self._changed.notify_all()  # the next in the queue may go now
+                self._changed.notify_all()  # the next in line may go now
 
     def take_thread_wait(self) -> float:
-        """Seconds this thread's requests waited in `acquire` since the last call (a task's own wait)."""
+        """Seconds this thread's requests waited since the last call (a task's own wait); its task starts anew."""
         waited = getattr(self._local, "waited", 0.0)
         self._local.waited = 0.0
+        self._ready.restart(threading.get_ident())
         return waited
 
     def _token_slot(self, tokens: float, place: int | None, now: float) -> float:
@@ -171,6 +177,7 @@ class RateLimiter:
         self._waited += now - first
         self._local.waited = getattr(self._local, "waited", 0.0) + (now - first)
         self._local.ticket = self._tickets.add(now, 1.0, tokens)
+        self._ready.served(threading.get_ident())
 
     def on_success(self, info: ResponseInfo | None = None) -> None:
         """A request went through: count it and its tokens, sync to the provider's headers, speed up if calm."""
@@ -209,6 +216,7 @@ class RateLimiter:
                 self._tickets.forget(ticket)  # before the headers: what they count holds everything but this one
                 if info is not None:
                     announced = self._apply_headers(info, ticket, now)
+                    self._token_burst = learn_burst(self._tokens, info, asked, retry_after, self._token_burst, now)
                     # The headers' count is exact; a message's 'Used' is per minute, not of the burst the bucket holds.
                     explained = bool(announced) | self._apply_notice(info, ticket, now, skip=announced, asked=asked)
                 if not explained and not self._requests.known and not self.known_rpm:
@@ -293,14 +301,17 @@ class RateLimiter:
             found.add(kind)
             rate = announced.rate_per_s
             if rate:
-                seen = _capacity_seen(announced.remaining, announced.reset_s, rate, cost)
+                seen = capacity_seen(announced.remaining, announced.reset_s, rate, cost)
                 guess = 0.0 if bucket.known else max(cost, rate * self.TOKEN_BURST_S)  # nothing proven yet
                 capacity = max(bucket.capacity if bucket.synced else 0.0, seen or guess, 1.0)
+                if kind == "tokens" and self._token_burst:  # the minute's numbers, a shorter burst enforced
+                    capacity = min(capacity, self._token_burst)
                 bucket.learn(rate, min(capacity, announced.limit or capacity), now)
                 if kind == "requests":  # the provider's own numbers replace spacing guesses
                     self._floor = self._interval = 0.0
                     self._pacing = "headers"
-            if announced.remaining is not None:
+            if announced.remaining is not None and not (kind == "tokens" and announced.remaining > (
+                    self._token_burst or float("inf"))):  # a minute's remaining over the burst says nothing of it
                 level = announced.remaining
                 if announced.reset_s is not None and bucket.known:
                     # "until full" in ms pins down the fraction the whole-number remaining rounds away
@@ -386,15 +397,3 @@ class RateLimiter:
         else:
             self._changed.wait(min(seconds, self.STOP_POLL_S) if self._stop is not None else seconds)
 
-
-def _capacity_seen(remaining: float | None, reset_s: float | None, rate: float, cost: float) -> float | None:
-    """The least capacity an answer's numbers prove; None when they prove nothing.
-
-    Only a positive remaining says what the level was: the provider shows a level run negative by a request
-    larger than the budget (sent alone into the empty window) as 0, so remaining + cost would overstate it.
-    The reset ("until full") then gives the capacity itself: remaining + reset * rate.
-    """
-    if not remaining or remaining <= 0:
-        return None
-    seen = remaining + cost  # the level before this request took its share
-    return max(seen, remaining + reset_s * rate) if reset_s is not None else seen

@@ -93,6 +93,11 @@ class RequestLog:
             return now
         return self._starts[-self.limit.requests] + self.span_s
 
+    def free(self, now: float) -> int:
+        """Requests that may start now."""
+        self.ready_at(now)  # forgets the starts that left the window
+        return max(0, self.limit.requests - len(self._starts))
+
     def take(self, now: float) -> None:
         """A request starts now."""
         self._starts.append(now)

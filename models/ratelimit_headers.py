@@ -6,7 +6,10 @@ OpenAI-style endpoints announce both budgets on every response:
     x-ratelimit-remaining-requests: 1      x-ratelimit-remaining-tokens: 38211
     x-ratelimit-reset-requests: 480ms      x-ratelimit-reset-tokens: 2.68s
 
-(`reset` is the time until the budget is full again). A 429 body often names the token limit:
+(`limit` is per minute, `remaining` what may be sent now, `reset` the time until the budget is full again:
+OpenAI's "Rate limits" guide, which also warns that limits may be enforced over shorter periods, so a
+429 can come under a large `remaining`: the limiter learns that burst apart from the minute budget).
+A 429 body often names the token limit:
 "Rate limit reached ... on tokens per min (TPM): Limit 30000, Used 29500, Requested 1200".
 Pure parsing, no HTTP client imported: the batch limiter uses it before langchain is loaded.
 """
@@ -40,10 +43,11 @@ class Budget:
 
     @property
     def rate_per_s(self) -> float | None:
-        """The refill rate it implies: limit per minute, or slower when the reset says the period is longer.
+        """The refill rate it implies: `limit` per minute (OpenAI's convention), or slower when the reset says so.
 
         (limit - remaining) / reset is what refills in `reset` seconds; a per-day budget (some providers
-        report requests per day in the same header) shows up that way as the slower of the two.
+        report requests per day in the same header) shows up that way as the slower of the two. Never faster:
+        `remaining` may be what a shorter burst leaves (sendable now), and its reset is until that burst is full.
         """
         if not self.limit or self.limit <= 0:
             return None
@@ -132,3 +136,16 @@ def _notice(kind: str, period: str, limit: float | None, used: float | None) -> 
         return None
     remaining = max(0.0, limit - used) if used is not None else None
     return LimitNotice("tokens" if kind == "tokens" else "requests", limit / _PERIOD_S[period], remaining)
+
+
+def capacity_seen(remaining: float | None, reset_s: float | None, rate: float, cost: float) -> float | None:
+    """The least capacity an answer's numbers prove; None when they prove nothing.
+
+    Only a positive remaining says what the level was: the provider shows a level run negative by a request
+    larger than the budget (sent alone into the empty window) as 0, so remaining + cost would overstate it.
+    The reset ("until full") then gives the capacity itself: remaining + reset * rate.
+    """
+    if not remaining or remaining <= 0:
+        return None
+    seen = remaining + cost  # the level before this request took its share
+    return max(seen, remaining + reset_s * rate) if reset_s is not None else seen

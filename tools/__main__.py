@@ -1,6 +1,7 @@
 """`python -m tools`: list the active tools, or run one tool exactly as the agent would.
 
     python -m tools list                                     # active tools by tier, and why any is missing
+    python -m tools list --tokens                            # ... with each schema's size in every request
     python -m tools call run_python --args-json '{"code": "print(6 * 7)"}'
     python -m tools call read_file --args-json '{"path": "/data/x.xlsx"}' --attachment /data/x.xlsx
     echo '{"code": "print(1)"}' | python -m tools call run_python --args-json -
@@ -23,19 +24,36 @@ from tools.executor import run_tool
 from tools.hardening import make_non_dumpable
 from tools.registry import FACTORIES, ToolRegistry, build_registry
 
+CHARS_PER_TOKEN = 4
+"""Rough size of a token in a JSON schema (what OpenAI-style servers count it as, give or take)."""
 
-def _list(settings: Settings, as_json: bool) -> int:
+
+def schema_chars(tool: Any) -> int:
+    """Characters of the tool's schema as the model's requests carry it (OpenAI's function format)."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return len(json.dumps(convert_to_openai_tool(tool)))
+
+
+def _list(settings: Settings, as_json: bool, tokens: bool = False) -> int:
     registry = build_registry(settings)
     tier_of = {name: tier for tier, names in registry.tiers.items() for name in names}
+    sizes = {t.name: -(-schema_chars(t) // CHARS_PER_TOKEN) for t in registry.tools} if tokens else {}
     if as_json:
-        print(json.dumps({"tools": [{"name": t.name, "tier": tier_of.get(t.name)} for t in registry.tools],
-                          "missing": registry.missing}, ensure_ascii=False))
+        print(json.dumps({"tools": [{"name": t.name, "tier": tier_of.get(t.name)}
+                                    | ({"schema_tokens": sizes[t.name]} if tokens else {}) for t in registry.tools],
+                          "missing": registry.missing} | ({"schema_tokens": sum(sizes.values())} if tokens else {}),
+                         ensure_ascii=False))
         return 0
     for tool in registry.tools:
         summary = (tool.description or "").strip().splitlines()[0] if tool.description else ""
-        print(f"{tool.name:<18} [{tier_of.get(tool.name, '?')}]  {summary}")
+        size = f"{sizes[tool.name]:>5} tok  " if tokens else ""
+        print(f"{tool.name:<18} [{tier_of.get(tool.name, '?')}]  {size}{summary}")
     for name, why in registry.missing.items():
         print(f"{name:<18} [missing]  {why}")
+    if tokens:
+        print(f"every request carries ~{sum(sizes.values()):,} tokens of tool schemas "
+              f"(characters / {CHARS_PER_TOKEN}); a window of 16k or less offers only a task's set (agent.toolsets)")
     return 0
 
 
@@ -97,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="print the active tools, their tier, and why any is missing")
     p_list.add_argument("--json", action="store_true", help="print one JSON object")
+    p_list.add_argument("--tokens", action="store_true", help="show each tool schema's size in tokens, and the total")
     p_call = sub.add_parser("call", help="run one tool as the agent would and print its observation")
     p_call.add_argument("name", help="tool name, e.g. run_python")
     p_call.add_argument("--args-json", default="{}", help="the tool's arguments as a JSON object ('-' reads stdin)")
@@ -109,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    return _list(settings, args.json) if args.command == "list" else _call(settings, args)
+    return _list(settings, args.json, args.tokens) if args.command == "list" else _call(settings, args)
 
 
 if __name__ == "__main__":

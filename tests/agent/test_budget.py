@@ -6,7 +6,7 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from agent.budget import MASKED_KEY, ObservationMasker, TokenMeter, cost_usd, reply_reserve
+from agent.budget import CUT_KEY, MASKED_KEY, ObservationMasker, TokenMeter, cost_usd, reply_reserve
 from agent.events import ModelCall, ToolResult
 from config import load_settings
 from models.context_window import ContextWindow, llamacpp_n_ctx, vllm_max_model_len
@@ -34,8 +34,12 @@ def test_the_oldest_observations_are_masked_and_every_message_stays(tmp_path):
     fitted = masker.fit(messages, chars, ContextWindow(8000, "configured"))
     assert len(fitted.messages) == len(messages)
     assert [m.id for m in fitted.messages] == [m.id for m in messages]
-    assert fitted.event is not None and fitted.event.tokens_after <= 0.75 * 4800 < fitted.event.tokens_before
+    threshold = masker.threshold(8000)
+    assert threshold == 8000 - 512 - 160  # the window less the reply and a 2% margin (CONTEXT_MASK_RATIO 1)
+    assert fitted.event is not None and fitted.event.tokens_after <= threshold < fitted.event.tokens_before
     masked = [m for m in fitted.messages if isinstance(m, ToolMessage) and MASKED_KEY in m.response_metadata]
+    unmask_last = [next(o for o in messages if o.id == m.id) if m.id == masked[-1].id else m for m in fitted.messages]
+    assert chars(unmask_last) > threshold  # masking stopped as soon as the request fit
     assert [m.id for m in masked] == [f"t{i}" for i in range(len(masked))]  # oldest first
     assert fitted.messages[-1].content == messages[-1].content  # the newest stays whole
     for stub in masked:
@@ -66,7 +70,30 @@ def test_the_reply_keeps_its_room_at_most_half_the_window():
     settings = load_settings(LLM_MAX_TOKENS=8192, CONTEXT_MASK_RATIO=0.9)
     assert reply_reserve(settings, 8192) == 4096 and reply_reserve(settings, 128_000) == 8192
     masker = ObservationMasker(settings, None)
-    assert masker.threshold(16_384) == 16_384 - 8192 and masker.threshold(128_000) == 115_200
+    assert masker.threshold(16_384) == 16_384 - 8192 - 327 and masker.threshold(128_000) == 115_200
+
+
+def test_the_newest_turn_is_never_masked_and_is_cut_at_its_end_with_its_whole_text_kept(tmp_path):
+    settings = load_settings(LLM_MAX_TOKENS=512)
+    masker = ObservationMasker(settings, Workspace(tmp_path / "ws", 10**7))
+    messages = conversation(3, size=9000)  # the fixed part and the three pages pass an 8k window
+    messages[0] = SystemMessage(content="s" * 20_000, id="s")  # ~5,000 tokens of tool schemas and prompt
+    fitted = masker.fit(messages, chars, ContextWindow(8000, "configured"))
+    assert fitted.event is not None and fitted.event.tokens_after <= masker.threshold(8000)
+    older = [m for m in fitted.messages[:-1] if isinstance(m, ToolMessage)]
+    assert all(MASKED_KEY in m.response_metadata for m in older)
+    newest = fitted.messages[-1]
+    assert isinstance(newest, ToolMessage) and MASKED_KEY not in newest.response_metadata
+    text = str(newest.content)
+    assert text.startswith("Observation 2\n" + "x" * 1000) and fitted.event.cut == 1  # its start stays, never silently
+    path = newest.response_metadata[CUT_KEY]
+    assert f'read_file("{path}")' in text and "characters are not shown" in text
+    assert Path(path).read_text(encoding="utf-8") == messages[-1].content
+    # Next turn: the cut observation is an older one now, masked to a stub that points at the same whole text.
+    later = [*fitted.messages, *conversation(4, size=9000)[-2:]]
+    again = masker.fit(later, chars, ContextWindow(8000, "configured"))
+    stub = next(m for m in again.messages if m.id == newest.id)
+    assert stub.response_metadata[MASKED_KEY] == path and "x" * 100 not in str(stub.content)
 
 
 def test_the_meter_counts_model_calls_and_passes_only_past_the_limit():

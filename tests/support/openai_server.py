@@ -110,6 +110,11 @@ class Limits:
     """Seconds' worth of tokens the budget lets through at once."""
     headers: bool = False
     """Send x-ratelimit-{limit,remaining,reset}-{requests,tokens} on every answer."""
+    announce_minute: bool = False
+    """Token headers speak of the minute budget (OpenAI's convention: `limit` = tpm, `remaining` = the level of a
+    bucket of the whole minute refilling at tpm / 60, `reset` = until it is full) while the budget enforced is the
+    shorter burst (OpenAI: limits may be enforced over shorter periods), so a 429 can come under a large
+    `remaining`."""
 
 
 class _Bucket:
@@ -181,6 +186,9 @@ class ScriptedOpenAI(HTTPLoopbackServer):
         self._requests = _Bucket(self.limits.rpm / 60, self.limits.burst) if self.limits.rpm else None
         self._tokens = _Bucket(self.limits.tpm / 60, self.limits.tpm / 60 * self.limits.token_burst_s) \
             if self.limits.tpm else None
+        self._minute = _Bucket(self.limits.tpm / 60, self.limits.tpm) \
+            if self.limits.tpm and self.limits.announce_minute else None
+        """The minute budget the headers announce (`announce_minute`); charged like `_tokens`, never enforced."""
         self._admitted: deque[float] = deque()
         self._lock = threading.Lock()
 
@@ -299,6 +307,9 @@ class ScriptedOpenAI(HTTPLoopbackServer):
             self._requests.level -= 1
         if self._tokens is not None:
             self._tokens.level -= prompt
+        if self._minute is not None:
+            self._minute.refill(now)
+            self._minute.level -= prompt
         return None
 
     def _limit_headers(self) -> dict[str, str]:
@@ -307,6 +318,9 @@ class ScriptedOpenAI(HTTPLoopbackServer):
         out: dict[str, str] = {}
         for kind, bucket, limit in (("requests", self._requests, self.limits.rpm),
                                     ("tokens", self._tokens, self.limits.tpm)):
+            if kind == "tokens" and self._minute is not None:
+                bucket = self._minute
+                bucket.refill(time.monotonic())
             if bucket is not None and limit:
                 out[f"x-ratelimit-limit-{kind}"] = f"{limit:g}"
                 out[f"x-ratelimit-remaining-{kind}"] = str(max(0, math.floor(bucket.level)))
@@ -348,6 +362,8 @@ class ScriptedOpenAI(HTTPLoopbackServer):
                                                                     + json.dumps(reply.tool_calls)) / 4)})
             if self._tokens is not None and reply.status == 200:
                 self._tokens.level -= reply.completion_tokens
+                if self._minute is not None:
+                    self._minute.level -= reply.completion_tokens
             if reply.status == 200:
                 self.admitted_tokens.append((now, reply.prompt_tokens + reply.completion_tokens))
             headers = {**self._limit_headers(), **reply.headers}

@@ -40,6 +40,18 @@ def test_list_json(capsys):
     assert "analyze_image" in data["missing"]
 
 
+def test_list_tokens_sizes_every_schema_and_the_total(capsys):
+    assert main(["list", "--tokens", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    sizes = {t["name"]: t["schema_tokens"] for t in data["tools"]}
+    assert all(size > 20 for size in sizes.values()) and data["schema_tokens"] == sum(sizes.values())
+    assert sizes["watch_video"] > sizes["browser_back"]  # a long docstring costs more in every request
+    assert main(["list", "--tokens"]) == 0
+    out = capsys.readouterr().out
+    assert f"~{data['schema_tokens']:,} tokens of tool schemas" in out
+    assert any(line.startswith("calculator") and " tok " in line for line in out.splitlines())
+
+
 def test_call_run_python(capsys):
     assert main(["call", "run_python", "--args-json", '{"code": "print(6 * 7)"}']) == 0
     assert capsys.readouterr().out == "42\n"
