@@ -45,8 +45,12 @@ class TextAgentAdapter:
         return self
 
     def solve(self, question: str, file_path: str | None = None, task_id: str | None = None, *,
-              history: list[dict[str, Any]] | None = None, use_rag: bool = True) -> Solution:
-        """Call the agent once with the question (and the attachment's path) and extract its final answer."""
+              history: list[dict[str, Any]] | None = None, use_rag: bool = True, **_run_options: Any) -> Solution:
+        """Call the agent once with the question (and the attachment's path) and extract its final answer.
+
+        The runner's per-run options (iteration cap, strategy, tool cache) are the harness's own: a foreign
+        agent runs as it is, so they are accepted and left unused.
+        """
         prompt = question if not file_path else f"{question}\n\nThe task comes with the file {file_path}."
         start = time.monotonic()
         events: list[Event] = [RouteDecided(route="agent", reason=f"external agent {self.name}", file_path=file_path)]

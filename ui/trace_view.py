@@ -14,6 +14,7 @@ import gradio as gr
 from gradio.components.chatbot import MetadataDict
 
 from agent.events import (
+    AnswerCheck,
     AnswerExtracted,
     ContextMasked,
     ErrorEvent,
@@ -162,10 +163,13 @@ def thumbnail_html(data_url: str) -> str:
 def masked_message(ev: ContextMasked) -> gr.ChatMessage:
     """A masking step: how many old observations became stubs, and the request's size before and after."""
     why = "the server refused the request as too long" if ev.reason == "overflow" else \
-        "the request passed CONTEXT_MASK_RATIO of the window"
+        "the request would not fit what the window leaves for the reply (or passed CONTEXT_MASK_RATIO)"
     content = (f"{ev.masked} older tool observation(s) replaced by their first line and a `read_file` call "
                f"({ev.total_masked} so far): ~{ev.tokens_before:,} → ~{ev.tokens_after:,} prompt tokens; "
                f"window {ev.window:,} tokens ({ev.window_source}); {why}.")
+    if ev.cut:
+        content += (f" {ev.cut} newest observation(s) too long for the window: cut at the end, with the "
+                    "`read_file` call of the whole text.")
     if ev.paths:
         more = " …" if len(ev.paths) > 5 else ""
         content += "\n\nKept in full: " + ", ".join(f"`{p}`" for p in ev.paths[:5]) + more
@@ -180,6 +184,17 @@ def answer_messages(ev: AnswerExtracted, prefix: str = ANSWER_PREFIX) -> list[gr
     raw = _step(f"📝 Final message (extracted by: {ev.method})", clip(ev.raw) if ev.raw.strip() else "(empty)")
     answer = gr.ChatMessage(role="assistant", content=f"{prefix}{ev.answer or '(no answer)'}")
     return [raw, answer]
+
+
+def check_message(ev: AnswerCheck) -> gr.ChatMessage:
+    """The answer check: the draft, the checker's proposal, and whether it became the answer and why."""
+    if ev.accepted and ev.after != ev.before:
+        title = f"🔎 Answer check: `{clip(ev.before, 60)}` → `{clip(ev.after, 60)}`"
+    else:
+        title = "🔎 Answer check: draft kept"
+    body = (f"Draft: `{ev.before}`\n\nProposed: `{ev.after}`\n\n"
+            f"{'Accepted' if ev.accepted else 'Rejected'}: {shown(ev.reason)}") if ev.after else shown(ev.reason)
+    return _step(title, body)
 
 
 def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatMessage]:
@@ -206,6 +221,8 @@ def render_event(ev: Event, answer_prefix: str = ANSWER_PREFIX) -> list[gr.ChatM
                           f"Only the newest {ev.kept} message(s) of the conversation went with this question "
                           f"(at most {ev.max_turns} messages and {ev.max_chars:,} "
                           "characters: CHAT_HISTORY_MAX_TURNS, CHAT_HISTORY_MAX_CHARS).")]
+        case AnswerCheck():
+            return [check_message(ev)]
         case AnswerExtracted():
             return answer_messages(ev, answer_prefix)
         case ErrorEvent(stage="stopped"):

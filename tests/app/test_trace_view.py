@@ -128,3 +128,15 @@ def test_write_trace_prunes_old_files(tmp_path):
     sol = Solution.from_events("q", [AnswerExtracted(answer="4", raw="4", method="last_line")], task_id="t1")
     path = write_trace(sol, tmp_path)
     assert not stale.exists() and '"answer": "4"' in Path(path).read_text() and "trace-t1-" in path
+
+
+def test_the_answer_check_says_what_changed_and_why():
+    from agent.events import AnswerCheck
+    from ui.trace_view import render_event
+
+    fixed = render_event(AnswerCheck(before="$1,234", after="1234", accepted=True, reason="form only: separators"))
+    assert len(fixed) == 1 and "$1,234" in fixed[0].metadata["title"] and "1234" in fixed[0].metadata["title"]
+    assert "Accepted" in fixed[0].content
+    kept = render_event(AnswerCheck(before="1234", after="1243", accepted=False, reason="changes a fact: 1243"))
+    assert kept[0].metadata["title"] == "🔎 Answer check: draft kept"
+    assert "Rejected" in kept[0].content and "1243" in kept[0].content
