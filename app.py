@@ -20,16 +20,16 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
-from ui import body_limit, fair_share, upload_budget, upload_fields
-from ui.access import access_summary, refusal_for
 from ui.batch_tab import build_batch_tab
 from ui.chat_tab import build_chat_tab
-from ui.client_address import peer_is_the_socket
 from ui.debug_tab import build_debug_tab
 from ui.event_loops import close_replaced_event_loops
 from ui.header import CSS, build_header
 from ui.runtime import Runtime
 from ui.session import Session
+from visitors import body_limit, fair_share, upload_fields, upload_quota
+from visitors.access import access_summary, refusal_for
+from visitors.client_address import peer_is_the_socket
 
 log = logging.getLogger("app")
 
@@ -80,7 +80,7 @@ def launch(blocks: gr.Blocks, settings: Settings) -> None:
                   max_file_size=int(settings.MAX_UPLOAD_MB * 2**20), show_error=True,
                   ssr_mode=False, css=CSS, footer_links=["api"], prevent_thread_lock=True,
                   app_kwargs={"middleware": [body_limit.middleware(settings),
-                                             upload_budget.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
+                                             upload_quota.middleware(settings, window_s=CACHE_MAX_AGE_S)]})
 
 
 close_replaced_event_loops()  # gradio's start-up loops end closed, not as "Exception ignored" tracebacks

@@ -1,6 +1,6 @@
 """Send one of the loop's requests fitted to the model's window, and once more masked if the server says it is too long.
 
-The request is masked first when it would pass CONTEXT_MASK_RATIO of the window (`agent.budget`). A
+The request is masked first when it would pass CONTEXT_MASK_RATIO of the window (`agent.run_limits`). A
 server that still refuses it as too long usually names its window ("maximum context length is 16384
 tokens"): the run adopts it (and the process remembers it for the next runs), masks to fit it and sends
 the request once more. An overflow that masking cannot fix (nothing left to mask, or refused again) is a
@@ -16,8 +16,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from agent.budget import Fitted
 from agent.events import Event
+from agent.run_limits import Fitted
 from agent.state import RunContext
 from models.client import CallResult, LLMCallError
 from models.context_window import WINDOWS, ContextWindow

@@ -4,7 +4,7 @@
                      ├─(no tool calls, or the model failed)→ END
                      └─(tool calls at the cap, or MAX_TOKENS_PER_TASK passed)→ final_answer → END
 
-Every request is fitted to the model's window first (`agent.budget`: the oldest observations are masked);
+Every request is fitted to the model's window first (`agent.run_limits`: the oldest observations are masked);
 a request the server still refuses as too long is masked harder and sent once more.
 
 Nodes hand typed trace events to `RunContext.emit` the moment they happen, so the caller sees every

@@ -25,7 +25,6 @@ from langgraph.graph.state import CompiledStateGraph
 import rag
 from agent.answer import answer_from_messages
 from agent.answer_check import checked
-from agent.budget import RunBudget, TokenMeter
 from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
 from agent.graph import build_graph, recursion_limit
 from agent.limits import history_messages, question_too_long, trim_history
@@ -33,6 +32,7 @@ from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.redaction import redacted
 from agent.router import decide
 from agent.run_client import RunEvents, run_client
+from agent.run_limits import RunBudget, TokenMeter
 from agent.state import AgentState, RunContext
 from agent.team import Worker, build_workers, run_team
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names

@@ -11,8 +11,8 @@ from typing import Annotated, TypedDict
 from langchain_core.messages import BaseMessage
 from langgraph.graph.message import add_messages
 
-from agent.budget import RunBudget
 from agent.events import Event
+from agent.run_limits import RunBudget
 from agent.toolsets import ToolsetChoice
 from config import Settings
 from models.context_window import DEFAULT_CONTEXT_TOKENS, ContextWindow

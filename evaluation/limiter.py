@@ -6,7 +6,7 @@ does, via the `RequestGate` protocol), so the whole batch speaks to the provider
 
 - **the provider's headers** (`x-ratelimit-{limit,remaining,reset}-{requests,tokens}`: limit per minute,
   remaining = what may be sent now, reset = until full) sync a request and a token budget
-  (`evaluation.budget.Bucket`) to what the provider counted; a token 429 under a large `remaining` teaches
+  (`evaluation.rate_bucket.Bucket`) to what the provider counted; a token 429 under a large `remaining` teaches
   the shorter burst it enforces (`evaluation.token_burst`);
 - **known limits** (`LLM_REQUESTS_PER_MINUTE`, `LLM_TOKENS_PER_MINUTE` or a 429's message), no headers:
   requests start one `60/rpm` interval apart; a request goes only when its estimated tokens fit;
@@ -32,9 +32,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from config import Settings
-from evaluation.budget import Bucket, Ticket, Tickets
 from evaluation.critical_path import Waiters
 from evaluation.limiter_stats import LimiterStats, Pacing
+from evaluation.rate_bucket import Bucket, Ticket, Tickets
 from evaluation.request_window import RequestLog, learn_window
 from evaluation.token_burst import learn_burst
 from models.ratelimit_headers import Kind, budget, capacity_seen, limit_from_message

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from evaluation.budget import Bucket
+from evaluation.rate_bucket import Bucket
 from models.ratelimit_headers import budget, limit_from_message
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed

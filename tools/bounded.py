@@ -5,7 +5,7 @@ A small file can expand without bound: a 442-byte PDF with one 14,400-pt page re
 47 KB parquet holds millions of rows. Each check reads only headers and directories (page sizes,
 image dimensions, the container's duration, a zip's central directory, parquet metadata, line counts)
 and says why the file is refused, in words a visitor can act on. The budgeted worker
-(`ui/budget_worker.py`) runs these before a preview or a task load; its rlimits are the backstop for
+(`visitors/job_worker.py`) runs these before a preview or a task load; its rlimits are the backstop for
 whatever a header does not tell.
 """
 

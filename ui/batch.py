@@ -20,14 +20,14 @@ from config import Settings, Strategy
 from evaluation.records import TaskRecord
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
-from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
-from ui.budget_fields import cost_line
 from ui.forms import LEVELS, SOURCE_LABELS, SOURCES, BatchForm, BatchRequest, FormError, Source, parse_level
+from ui.run_fields import cost_line
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 from ui.text import shown
+from visitors.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
 
 DOWNLOADS = ("report.md", "results.jsonl", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
 SCORER_CHOICES = [(scorer_label(name), name) for name in SCORERS]
@@ -113,7 +113,7 @@ def run_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, *, re
     A resume continues `resume_dir` (a run picked from the runs folder) or else this session's last run,
     with the tasks and data source that run recorded (its run.json), not the form's.
     `session` gets the run folder (the lists show it) and copies of the downloads; `watch` stops a run
-    nobody reads (see ui.batch_guard). Messages never show absolute server paths.
+    nobody reads (see visitors.batch_guard). Messages never show absolute server paths.
     """
     for view in _guarded_stream(runtime, req, control, resume, progress, resume_dir, session, watch):
         view.status = public_text(view.status, runtime.settings)

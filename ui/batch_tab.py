@@ -10,17 +10,17 @@ import gradio as gr
 
 from config import Settings
 from evaluation.scorer import DEFAULT_SCORER
-from ui.access import refusal_for, username_of
 from ui.background import BatchControl
 from ui.batch import SCORER_CHOICES, BatchView, run_stream
-from ui.batch_guard import ListenerWatch, gradio_unread
-from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.forms import LEVELS, MAX_CONCURRENCY, SOURCE_LABELS, BatchForm, FormError, source_of
+from ui.run_fields import iteration_ceiling, run_iterations
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
 from ui.strategy_field import STRATEGIES, run_strategy
 from ui.tables import RESULT_HEADERS, parse_task_ids
+from visitors.access import refusal_for, username_of
+from visitors.batch_guard import ListenerWatch, gradio_unread
 
 DELAY_LABEL = "Delay between task starts (s, only at concurrency 1)"
 

@@ -9,11 +9,11 @@ import gradio as gr
 from gradio.context import LocalContext
 
 from config import Settings
-from ui.access import profile_from_request, refusal_for
 from ui.chat import chat_stream, with_stop_note
 from ui.chat_history import message_input
 from ui.runtime import Runtime
 from ui.session import Session
+from visitors.access import profile_from_request, refusal_for
 
 
 def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[Any],

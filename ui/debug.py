@@ -205,7 +205,7 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
         missing = "; ".join(f"{t}: {registry.missing[t]}" for t in route.tools if t in registry.missing)
         return f"No tool can preview this {route.file_type} file here. {missing}".strip()
     name = candidates[0]
-    from ui.budgeted import run_job
+    from visitors.jobs import run_job
 
     # In a budgeted subprocess with a workspace of its own, confined like a run (the file, the session's uploads).
     job = run_job(runtime.settings, "preview", {"tool": name, "path": path, "readable": [str(p) for p in readable]})
@@ -225,7 +225,7 @@ def rag_lookup(runtime: Runtime, question: str, task: Any = None, may_spend: boo
     try:
         kb = runtime.knowledge_base()
         if not may_spend:  # checked before any hint model request: similarity only, no stored answer shown
-            from ui.visitor import lookup_without_answers
+            from visitors.hidden_answers import lookup_without_answers
 
             return lookup_without_answers(kb, question, getattr(task, "task_id", None), runtime.settings.RAG_TOP_K)
         result = kb.lookup(question, exclude_task_id=getattr(task, "task_id", None))

@@ -10,20 +10,20 @@ import gradio as gr
 
 from config import Settings
 from evaluation.scorer import DEFAULT_SCORER
-from ui.access import refusal_for
 from ui.background import AskControl
-from ui.batch import SCORER_CHOICES, load_samples
-from ui.budget_fields import iteration_ceiling, run_iterations
+from ui.batch import FOLDER_HELP, SCORER_CHOICES, load_samples
 from ui.debug import AskOutput, ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
-from ui.forms import LEVELS, SOURCE_LABELS, AskForm, PickForm, source_of
+from ui.forms import LEVELS, SOURCE_LABELS, AskForm, FormError, PickForm, source_of
 from ui.rerun_panel import rerun_panel, wire_rerun
+from ui.run_fields import iteration_ceiling, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.strategy_field import STRATEGIES, run_strategy
 from ui.tables import SAMPLE_HEADERS, parse_task_ids, sample_rows, task_choices
 from ui.text import shown
-from ui.visitor import load_local_tasks, without_answers
 from ui.waiting import call_with_notes
+from visitors.access import refusal_for
+from visitors.hidden_answers import load_local_tasks, without_answers
 
 FREE_QUESTION = "No GAIA task picked: a free question."
 
@@ -190,9 +190,12 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             local = source_of(form.source) == "local"
             if local and (refused := local_folder_refusal(form.data_dir or "", settings, visitor)):
                 return gr.Dropdown(choices=[], value=None), [], [], f"❌ {refused}"
+            request = form.batch_form().request(parse_task_ids)
+            if local and not request.data_dir.strip():
+                raise FormError(FOLDER_HELP)
             # A local folder (maybe a visitor's upload) loads in the budgeted worker; the hub is GAIA's own.
-            loaded = (load_local_tasks(settings, "local", form.split, form.level, form.data_dir) if local
-                      else load_samples(form.batch_form().request(parse_task_ids), settings))
+            loaded = (load_local_tasks(settings, request.split, request.level, request.data_dir) if local
+                      else load_samples(request, settings))
         except Exception as exc:  # noqa: BLE001 - FormError / DatasetError / bad folder / over budget: shown in place
             return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(public_text(str(exc), settings))}"
         if refusal_for(settings, profile) is not None:

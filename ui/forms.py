@@ -109,7 +109,7 @@ class BatchForm:
     username: str = ""
     scorer: str = DEFAULT_SCORER
     max_iterations: int | None = None
-    """Already clamped by the tab (ui.budget_fields.run_iterations); None: MAX_ITERATIONS."""
+    """Already clamped by the tab (ui.run_fields.run_iterations); None: MAX_ITERATIONS."""
     strategy: Strategy | None = None
     """Already checked by the tab (ui.strategy_field.run_strategy); None: AGENT_STRATEGY."""
 

@@ -11,12 +11,12 @@ from typing import Any
 import gradio as gr
 
 from config import Settings
-from ui.access import refusal_for
-from ui.budget_fields import iteration_ceiling, run_iterations
 from ui.debug import attachment_for, traces_folder
 from ui.rerun import rerun_view
+from ui.run_fields import iteration_ceiling, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, public_text
+from visitors.access import refusal_for
 
 TRACE_NAME = re.compile(r"trace-[\w-]{1,64}\.jsonl")
 

@@ -18,9 +18,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
-from agent.budget import ObservationMasker, RunBudget
 from agent.events import Event, ModelCall, WorkerReported
 from agent.graph import build_graph, recursion_limit
+from agent.run_limits import ObservationMasker, RunBudget
 from agent.state import AgentState, RunContext
 from agent.team.prompts import WORKER_PROMPTS
 from models.messages import message_text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.events import ContextMasked, ModelCall, TokenBudgetExhausted
 from config import load_settings
-from ui.budget_fields import cost_line, run_iterations
+from ui.run_fields import cost_line, run_iterations
 from ui.trace_view import render_trace
 
 

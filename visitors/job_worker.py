@@ -1,4 +1,4 @@
-"""The budgeted worker: one preview or one task load, in a process of its own (`ui/budgeted.py` starts it).
+"""The budgeted worker: one preview or one task load, in a process of its own (`visitors/jobs.py` starts it).
 
 Reads one JSON request on stdin — {"kind": "preview" | "load_tasks", "args": {...}, "settings": {...}} —
 and writes one JSON reply on stdout: {"ok": true, "value": ...} or {"ok": false, "refusal": "..."}.
@@ -56,13 +56,16 @@ def preview(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_tasks(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
-    """Load a local GAIA folder's split (after its metadata's size is checked); samples as plain JSON."""
-    if (problem := split_problem(Path(args["data_dir"]).expanduser(), Caps.of(settings))) is not None:
-        return {"ok": False, "refusal": f"The folder's tasks are not loaded: {problem}."}
-    from ui.batch import load_samples, make_request
+    """Load a local GAIA folder's split (after its metadata's size is checked); samples as plain JSON.
 
-    request = make_request(args["source"], args["split"], args["data_dir"], args["level"], 0, "", 1, 0, True, "")
-    samples = load_samples(request, settings)
+    `args` holds the parent's validated form: split, level (1-3 or None) and data_dir.
+    """
+    folder = Path(args["data_dir"]).expanduser()
+    if (problem := split_problem(folder, Caps.of(settings))) is not None:
+        return {"ok": False, "refusal": f"The folder's tasks are not loaded: {problem}."}
+    from evaluation.dataset import load_split
+
+    samples = load_split(args["split"], data_dir=folder, settings=settings, level=args["level"])
     return {"ok": True, "value": [dataclasses.asdict(s) | {"file_path": str(s.file_path) if s.file_path else None}
                                   for s in samples]}
 

@@ -6,7 +6,7 @@ import pytest
 from starlette.requests import Request
 
 from config import ConfigError, load_settings
-from ui.client_address import TrustedProxies, from_request, from_scope
+from visitors.client_address import TrustedProxies, from_request, from_scope
 
 
 def _scope(peer: str, *forwarded: str) -> dict:

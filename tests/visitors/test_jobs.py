@@ -1,4 +1,4 @@
-"""The budgeted worker (ui/budgeted.py) without the app: it answers, holds no secret, leaves no folder."""
+"""The budgeted worker (visitors/jobs.py) without the app: it answers, holds no secret, leaves no folder."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from config import load_settings
 from tests.support import bombs
 from tests.support.app_server import ROOT, base_env
 from tests.support.gaia_fixture import make_gaia_folder
-from ui.budgeted import run_job, worker_settings
-from ui.visitor import load_local_tasks
+from visitors.hidden_answers import load_local_tasks
+from visitors.jobs import run_job, worker_settings
 
 
 @pytest.fixture
@@ -72,8 +72,7 @@ def test_the_wall_clock_limit_stops_a_job(tmp_path, made):
 
 
 def test_local_tasks_come_back_as_samples(tmp_path):
-    samples = load_local_tasks(load_settings(), "Local GAIA folder", "validation", "All",
-                               str(make_gaia_folder(tmp_path)))
+    samples = load_local_tasks(load_settings(), "validation", None, str(make_gaia_folder(tmp_path)))
     assert len(samples) == 6 and all(s.question for s in samples)
     with_file = next(s for s in samples if s.file_name == "sales.xlsx")
     assert with_file.file_path is not None and with_file.file_path.is_file()
@@ -83,7 +82,7 @@ def test_a_refusal_imports_neither_the_agent_nor_the_tools(tmp_path):
     """The worker is started for every visitor job: refusing a bomb must not pay for langchain or gradio."""
     request = {"kind": "preview", "args": {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))},
                "settings": {}}
-    code = ("import sys, ui.budget_worker as w\nw.main()\n"
+    code = ("import sys, visitors.job_worker as w\nw.main()\n"
             "print('\\nloaded:', sorted(m for m in ('langchain_core', 'gradio', 'agent.pipeline', 'tools.registry',"
             " 'pandas', 'torch') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(request), capture_output=True, text=True,

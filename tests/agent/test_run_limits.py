@@ -1,4 +1,4 @@
-"""agent.budget: masking the oldest observations, the token meter, cost, the reply's reserve."""
+"""agent.run_limits: masking the oldest observations, the token meter, cost, the reply's reserve."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from agent.budget import CUT_KEY, MASKED_KEY, ObservationMasker, TokenMeter, cost_usd, reply_reserve
 from agent.events import ModelCall, ToolResult
+from agent.run_limits import CUT_KEY, MASKED_KEY, ObservationMasker, TokenMeter, cost_usd, reply_reserve
 from config import load_settings
 from models.context_window import ContextWindow, llamacpp_n_ctx, vllm_max_model_len
 from models.failures import stated_context_limit

@@ -10,7 +10,7 @@ import gradio as gr
 import pytest
 
 from config import load_settings
-from ui.access import access_summary, refusal_for, spending_orgs
+from visitors.access import access_summary, refusal_for, spending_orgs
 
 
 def _profile(username: str, *orgs: tuple[str, str | None]) -> gr.OAuthProfile:

@@ -2,7 +2,7 @@
 
 Anyone may POST files to `/gradio_api/upload` without calling any handler, and gradio keeps them until
 its cache sweep (two hours here, `delete_cache` in app.py): five 99 MB uploads from one anonymous client
-stayed on disk that long. This ASGI middleware counts the bytes each client address (`ui.client_address`,
+stayed on disk that long. This ASGI middleware counts the bytes each client address (`visitors.client_address`,
 the queue's parser: X-Forwarded-For only from a TRUSTED_PROXIES peer) uploaded within that window and answers
 429 once VISITOR_MAX_UPLOAD_MB would be passed; an upload without Content-Length is answered 411 (a
 browser always sends it). What a session keeps is bounded separately (`Session`), and freed when it ends.
@@ -18,13 +18,13 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from config import Settings
-from ui.client_address import TrustedProxies, from_scope
+from visitors.client_address import TrustedProxies, from_scope
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 
 
-class UploadBudget:
+class UploadQuota:
     """Refuse uploads past `max_bytes` per client address within `window_s` seconds."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, window_s: float,
@@ -86,5 +86,5 @@ def middleware(settings: Settings, window_s: float) -> Any:
     """The starlette `Middleware` entry for `gr.Blocks.launch(app_kwargs={"middleware": [...]})`."""
     from starlette.middleware import Middleware
 
-    return Middleware(UploadBudget, max_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20), window_s=window_s,
+    return Middleware(UploadQuota, max_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20), window_s=window_s,
                       proxies=TrustedProxies.of(settings))

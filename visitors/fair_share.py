@@ -4,7 +4,7 @@ Gradio's queue holds APP_QUEUE_MAX_SIZE events in all; 70 joins whose results on
 used to give every other visitor `503 Queue is full`. `install()` wraps the queue's `push` so a join
 is refused (the same 503, with a message that says why) when its session already has
 VISITOR_MAX_QUEUED events waiting or running, or its client address VISITOR_MAX_QUEUED_PER_ADDRESS.
-The address comes from `ui.client_address` (X-Forwarded-For only from a TRUSTED_PROXIES peer), the
+The address comes from `visitors.client_address` (X-Forwarded-For only from a TRUSTED_PROXIES peer), the
 same parser the upload budget uses. Previews, lookups and task loads (concurrency id "light", whose
 slots all sessions share) are capped per session at VISITOR_MAX_LIGHT_JOBS, so one session's queue
 places cannot hold every preview slot while another visitor waits. Joins are checked one at a
@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from config import Settings
-from ui.client_address import TrustedProxies, from_request
+from visitors.client_address import TrustedProxies, from_request
 
 LIGHT = "light"
 """The concurrency id of previews, RAG lookups and task loads (ui/debug_tab.py, ui/batch_tab.py)."""

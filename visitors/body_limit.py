@@ -5,7 +5,7 @@ any check of ours runs: twelve anonymous 200 MB joins grew the app by 3.8 GiB. T
 answers 413 when a request's declared Content-Length passes APP_MAX_REQUEST_KB (nothing of the body
 is read), and ends a body sent without a length (chunked) as a disconnect once it passes the same
 cap. The upload route is left to gradio's streaming multipart parser (written to disk in chunks,
-capped by MAX_UPLOAD_MB) and to the per-address upload budget (`ui.upload_budget`).
+capped by MAX_UPLOAD_MB) and to the per-address upload budget (`visitors.upload_quota`).
 """
 
 from __future__ import annotations

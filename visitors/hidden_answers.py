@@ -2,10 +2,10 @@
 
 GAIA asks that its answers not be re-shared in crawlable form, and a knowledge base built from its
 validation split stores them too; the app holds its owner's HF token and API key. So for a visitor
-APP_ALLOWED_USERS does not name (`ui.access`), loaded tasks keep their questions, levels and files but
+APP_ALLOWED_USERS does not name (`visitors.access`), loaded tasks keep their questions, levels and files but
 not their expected answers or the annotators' solving steps, and a RAG lookup lists the nearest
 stored questions by similarity (a local embedding, no model request) without their answers or any
-hint written by the model. Local GAIA folders load in the budgeted worker (`ui.budgeted`), whoever
+hint written by the model. Local GAIA folders load in the budgeted worker (`visitors.jobs`), whoever
 asks: a folder may be a visitor's own upload.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings
-from ui.budgeted import run_job
+from visitors.jobs import run_job
 
 HIDDEN_ANSWER = "(hidden: shown to allowed users only)"
 
@@ -31,11 +31,11 @@ class LoadRefused(RuntimeError):
     """A local folder's tasks were not loaded: too big, too slow, or unreadable (the message says which)."""
 
 
-def load_local_tasks(settings: Settings, source: str, split: str, level: Any, data_dir: str) -> list[Any]:
-    """A local GAIA folder's tasks, loaded in the budgeted worker (its metadata's rows checked first)."""
+def load_local_tasks(settings: Settings, split: str, level: int | None, data_dir: str) -> list[Any]:
+    """A local GAIA folder's tasks (split and level validated by the form), loaded in the budgeted worker."""
     from evaluation.dataset import AnnotatorMetadata, Sample
 
-    job = run_job(settings, "load_tasks", {"source": source, "split": split, "level": level, "data_dir": data_dir})
+    job = run_job(settings, "load_tasks", {"split": split, "level": level, "data_dir": data_dir})
     if not job.ok:
         raise LoadRefused(job.refusal)
     samples = []

@@ -1,7 +1,7 @@
 """Visitor jobs under a budget: a preview or a task load runs in a killable subprocess with hard limits.
 
 Anyone may call /preview and /load_tasks without a login, and the parsers behind them expand a small
-file without bound (see `tools/bounded.py`). So each job runs `python -m ui.budget_worker` in a new
+file without bound (see `tools/bounded.py`). So each job runs `python -m visitors.job_worker` in a new
 process group with, outermost first:
 - prlimit: address space VISITOR_JOB_MEMORY_MB, CPU seconds VISITOR_JOB_SECONDS, any written file
   VISITOR_MAX_UNPACKED_MB, 256 open files, no core dump;
@@ -32,7 +32,8 @@ from config import PROJECT_ROOT, Settings
 
 JobKind = Literal["preview", "load_tasks"]
 REPLY_BYTES = 16 * 2**20
-_BOOT = "import runpy, sys; sys.path.insert(0, sys.argv[1]); runpy.run_module('ui.budget_worker', run_name='__main__')"
+_BOOT = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
+         "runpy.run_module('visitors.job_worker', run_name='__main__')")
 
 
 @dataclass(frozen=True)
