@@ -19,8 +19,9 @@ from ui.runtime import Runtime
 from ui.session import Session, public_text
 from ui.strategy_field import STRATEGIES, run_strategy
 from ui.tables import RESULT_HEADERS, parse_task_ids
-from visitors.access import refusal_for, username_of
+from visitors.access import username_of
 from visitors.batch_guard import ListenerWatch, gradio_unread
+from visitors.endpoints import admit
 
 DELAY_LABEL = "Delay between task starts (s, only at concurrency 1)"
 
@@ -157,7 +158,8 @@ class BatchHandlers:
               rerun_of: str | None = None) -> Iterator[tuple[Any, ...]]:
         """The run's views as the tab's output values: refusals and form errors first, before anything runs."""
         settings = self.settings
-        if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+        endpoint = "rerun_failed" if rerun_of is not None else "resume" if resume else "evaluate"
+        if (refused := admit(endpoint, settings, profile).refusal) is not None:  # before any model request
             yield BatchView(status=refused).as_tuple()
             return
         form.username = username_of(profile) or ("" if settings.SPACE_ID else form.username)  # a Space: the login

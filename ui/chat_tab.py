@@ -13,7 +13,8 @@ from ui.chat import chat_stream, with_stop_note
 from ui.chat_history import message_input
 from ui.runtime import Runtime
 from ui.session import Session
-from visitors.access import profile_from_request, refusal_for
+from visitors.access import profile_from_request
+from visitors.endpoints import admit
 
 
 def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[Any],
@@ -23,7 +24,7 @@ def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[
     # (gradio sets the request in a context variable for the event), else the one seen at page load.
     request = LocalContext.request.get(None)
     profile = profile_from_request(request) if request is not None else visitor.username
-    if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+    if (refused := admit("chat", settings, profile).refusal) is not None:  # before any model request
         yield [gr.ChatMessage(role="assistant", content=refused)]
         return
     visitor.note_upload(message_input(message)[1])

@@ -22,7 +22,7 @@ from ui.strategy_field import STRATEGIES, run_strategy
 from ui.tables import SAMPLE_HEADERS, parse_task_ids, sample_rows, task_choices
 from ui.text import shown
 from ui.waiting import call_with_notes
-from visitors.access import refusal_for
+from visitors.endpoints import admit
 from visitors.hidden_answers import load_local_tasks, without_answers
 
 FREE_QUESTION = "No GAIA task picked: a free question."
@@ -156,7 +156,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             control_state: AskControl | None, visitor: Session, iterations: Any = None, strategy: Any = None,
             profile: gr.OAuthProfile | None = None) -> Iterator[AskOutput]:
         form = AskForm(question, file, picked_task, use_rag)
-        if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+        if (refused := admit("ask", settings, profile).refusal) is not None:  # before any model request
             yield [gr.ChatMessage(role="assistant", content=refused)], "", refused, None
             return
         visitor.note_upload(form.file)
@@ -178,7 +178,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         return preview_attachment(runtime, file, picked_task, readable=visitor.readable)
 
     def lookup(question: str, picked_task: Any, profile: gr.OAuthProfile | None) -> Iterator[str]:
-        may_spend = refusal_for(settings, profile) is None  # checked before any hint model request
+        may_spend = admit("rag_lookup", settings, profile).may_spend  # checked before any hint model request
         # The first lookup loads the embedding model (tens of seconds on a small CPU): say so while it does.
         yield from call_with_notes(lambda: rag_lookup(runtime, question, picked_task, may_spend=may_spend),
                                    _lookup_note)
@@ -198,7 +198,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                       else load_samples(request, settings))
         except Exception as exc:  # noqa: BLE001 - FormError / DatasetError / bad folder / over budget: shown in place
             return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(public_text(str(exc), settings))}"
-        if refusal_for(settings, profile) is not None:
+        if not admit("load_tasks", settings, profile).show_answers:
             loaded = without_answers(loaded)  # GAIA's answers only for those who may run the model
         return (gr.Dropdown(choices=task_choices(loaded), value=None), sample_rows(loaded), loaded,
                 loaded_message(loaded))

@@ -16,7 +16,7 @@ from ui.rerun import rerun_view
 from ui.run_fields import iteration_ceiling, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, public_text
-from visitors.access import refusal_for
+from visitors.endpoints import admit
 
 TRACE_NAME = re.compile(r"trace-[\w-]{1,64}\.jsonl")
 
@@ -66,7 +66,7 @@ def wire_rerun(panel: RerunPanel, settings: Settings, runtime: Runtime, *, trace
 
     def rerun(trace: Any, text: str, file: Any, picked: Any, model: str, iterations: Any, replay: bool,
               visitor: Session, profile: gr.OAuthProfile | None = None) -> str:
-        if (refused := refusal_for(settings, profile)) is not None:  # before any model request
+        if (refused := admit("rerun_task", settings, profile).refusal) is not None:  # before any model request
             return f"<p>{refused}</p>"
         path, _ = attachment_for(file, picked)
         try:

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.integration
 OWNER = "the-owner"
 SPACE_UID = 65534  # `nobody`, when the suite runs as root (as the Space builder runs the app as uid 1000)
 COPIED = ("app.py", "config.py", "gaia_layout.py", "pyproject.toml", "agent", "models", "tools", "rag", "evaluation",
-          "ui", "README.md")
+          "ui", "visitors", "README.md")
 
 
 @pytest.fixture(scope="module")
