@@ -20,18 +20,22 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 
 from config import Settings, get_settings
 from tools.hardening import make_non_dumpable
-from ui.batch_tab import build_batch_tab
-from ui.chat_tab import build_chat_tab
-from ui.debug_tab import build_debug_tab
+from ui.batch_tab import BatchTabBuilder
+from ui.chat_tab import ChatTabBuilder
+from ui.debug_tab import DebugTabBuilder
 from ui.event_loops import close_replaced_event_loops
 from ui.header import CSS, build_header
 from ui.runtime import Runtime
 from ui.session import Session
+from ui.tab import Tab, TabContext
 from visitors import body_limit, fair_share, upload_fields, upload_quota
 from visitors.access import access_summary, refusal_for
 from visitors.client_address import peer_is_the_socket
 
 log = logging.getLogger("app")
+
+TABS: tuple[Tab[object], ...] = (DebugTabBuilder(), BatchTabBuilder(), ChatTabBuilder())
+"""The app's tabs, in page order (each a `ui.tab.Tab`: a new tab is its module and a line here)."""
 
 CACHE_MAX_AGE_S = 7200
 """Gradio's cache sweep deletes served files older than this; uploads per address are counted over the same window."""
@@ -47,7 +51,7 @@ def build_access_row(settings: Settings, session: gr.State) -> gr.Markdown:
 
 
 def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
-    """The header and the three tabs around one shared (lazily loaded) runtime; each builder wires its own events."""
+    """The header and the tabs (`TABS`) around one shared (lazily loaded) runtime; each builder wires its own events."""
     # delete_cache: every hour, drop served files (traces, uploads, run downloads) older than two hours.
     blocks: gr.Blocks  # gr.Blocks.__enter__ is unannotated (Any)
     with gr.Blocks(title="GAIA agent harness", fill_width=True, delete_cache=(3600, CACHE_MAX_AGE_S)) as blocks:
@@ -56,9 +60,9 @@ def build_app(settings: Settings, runtime: Runtime) -> gr.Blocks:
         session = gr.State(Session(max_upload_bytes=int(settings.VISITOR_MAX_UPLOAD_MB * 2**20)),
                            delete_callback=Session.close)
         access_note = build_access_row(settings, session)
-        build_debug_tab(blocks, settings, runtime, session)
-        build_batch_tab(blocks, settings, runtime, session)
-        build_chat_tab(blocks, settings, runtime, session)
+        context = TabContext(blocks, settings, runtime, session)
+        for tab in TABS:
+            tab.build(context)
 
         def sign_in(visitor: Session, profile: gr.OAuthProfile | None) -> str:
             visitor.username = getattr(profile, "username", None)

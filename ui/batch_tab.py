@@ -18,6 +18,7 @@ from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
 from ui.strategy_field import STRATEGIES, run_strategy
+from ui.tab import TabContext
 from ui.tables import RESULT_HEADERS, parse_task_ids
 from visitors.access import username_of
 from visitors.batch_guard import ListenerWatch, gradio_unread
@@ -210,9 +211,9 @@ class BatchHandlers:
         return gr.Dropdown(choices=found), gr.Dropdown(choices=found), gr.Dropdown(choices=resumable, value=None)
 
 
-def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> None:
+def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> BatchTab:
     """The tab's components and their events (inside `demo`, which also lists the runs on page load)."""
-    with gr.Tab("📊 Batch evaluation", id="batch"):
+    with gr.Tab(BatchTabBuilder.title, id=BatchTabBuilder.id):
         tab = _layout(settings)
     h = BatchHandlers(demo, settings, runtime)
 
@@ -260,6 +261,18 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                         concurrency_limit=settings.BATCH_MAX_RUNNING + 1, show_progress_on=[tab.progress_box]
                         ).then(h.runs, [tab.control, session], [tab.run_a, tab.run_b, tab.resume_pick],
                                api_visibility="private")
+    return tab
+
+
+class BatchTabBuilder:
+    """The "Batch evaluation" tab, as `app.py` lists it (a `ui.tab.Tab`)."""
+
+    title = "📊 Batch evaluation"
+    id = "batch"
+
+    def build(self, ctx: TabContext) -> BatchTab:
+        """The tab's components and events, inside `ctx.demo`."""
+        return build_batch_tab(ctx.demo, ctx.settings, ctx.runtime, ctx.session)
 
 
 def _wire(demo: gr.Blocks, settings: Settings, tab: BatchTab, h: BatchHandlers, evaluate: Any, resume: Any,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
@@ -13,8 +14,17 @@ from ui.chat import chat_stream, with_stop_note
 from ui.chat_history import message_input
 from ui.runtime import Runtime
 from ui.session import Session
+from ui.tab import TabContext
 from visitors.access import profile_from_request
 from visitors.endpoints import admit
+
+
+@dataclass
+class ChatTab:
+    """The tab's components that events read or write."""
+
+    chatbot: gr.Chatbot
+    interface: gr.ChatInterface
 
 
 def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[Any],
@@ -31,9 +41,9 @@ def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[
     yield from chat_stream(runtime, message, history, readable=visitor.readable)
 
 
-def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> None:
+def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> ChatTab:
     """The tab's chat interface (inside the caller's `gr.Blocks`); `/chat` for API clients."""
-    with gr.Tab("💬 Chat", id="chat"):
+    with gr.Tab(ChatTabBuilder.title, id=ChatTabBuilder.id):
         def chat(message: Any, history: list[Any], visitor: Session) -> Iterator[list[gr.ChatMessage]]:
             yield from chat_turn(settings, runtime, message, history, visitor)
 
@@ -52,3 +62,15 @@ def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessio
         # conversation and in the history the next turn starts from.
         iface.textbox.stop(with_stop_note, [chatbot], [chatbot], api_visibility="private", queue=False).then(
             lambda shown: shown, [chatbot], [iface.chatbot_state], api_visibility="private", queue=False)
+    return ChatTab(chatbot, iface)
+
+
+class ChatTabBuilder:
+    """The "Chat" tab, as `app.py` lists it (a `ui.tab.Tab`)."""
+
+    title = "💬 Chat"
+    id = "chat"
+
+    def build(self, ctx: TabContext) -> ChatTab:
+        """The tab's components and events, inside `ctx.demo`."""
+        return build_chat_tab(ctx.demo, ctx.settings, ctx.runtime, ctx.session)

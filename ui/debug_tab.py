@@ -19,6 +19,7 @@ from ui.run_fields import iteration_ceiling, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.strategy_field import STRATEGIES, run_strategy
+from ui.tab import TabContext
 from ui.tables import SAMPLE_HEADERS, parse_task_ids, sample_rows, task_choices
 from ui.text import shown
 from ui.waiting import call_with_notes
@@ -144,9 +145,9 @@ def free_question(file: Any) -> tuple[Any, ...]:
     return None, FREE_QUESTION, attachment_line(file, None)
 
 
-def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> None:
+def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> DebugTab:
     """The tab's components and their events (inside the caller's `gr.Blocks`)."""
-    with gr.Tab("🔎 Debug one question", id="debug"):
+    with gr.Tab(DebugTabBuilder.title, id=DebugTabBuilder.id):
         t = _layout(settings)
         panel = rerun_panel(settings)
     wire_rerun(panel, settings, runtime, trace_file=t.trace_file, question=t.question, upload=t.upload, task=t.task,
@@ -204,6 +205,18 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                 loaded_message(loaded))
 
     _wire(settings, t, session, ask, halt, preview, lookup, load_tasks)
+    return t
+
+
+class DebugTabBuilder:
+    """The "Debug one question" tab, as `app.py` lists it (a `ui.tab.Tab`)."""
+
+    title = "🔎 Debug one question"
+    id = "debug"
+
+    def build(self, ctx: TabContext) -> DebugTab:
+        """The tab's components and events, inside `ctx.demo`."""
+        return build_debug_tab(ctx.demo, ctx.settings, ctx.runtime, ctx.session)
 
 
 def _wire(settings: Settings, t: DebugTab, session: gr.State, ask: Any, halt: Any, preview: Any, lookup: Any,
