@@ -159,3 +159,11 @@ def test_the_owner_sees_what_the_table_allows(tmp_path, gaia_dir, monkeypatch):
     for name in ("load_tasks", "rag_lookup"):
         fn = next(f.fn for f in demo.fns.values() if f.api_name == name)
         assert ENDPOINTS[name].may_show_answers and CANARY in _call(fn, *RECIPES[name](fn, gaia_dir)), name
+
+
+def test_the_docs_show_the_table_as_it_is():
+    from config import PROJECT_ROOT
+    from visitors.endpoints import policy_table
+
+    page = (PROJECT_ROOT / "docs" / "visitors.md").read_text(encoding="utf-8")
+    assert policy_table() in page, "docs/visitors.md: paste visitors.endpoints.policy_table() in place of the table"
