@@ -145,6 +145,16 @@ def free_question(file: Any) -> tuple[Any, ...]:
     return None, FREE_QUESTION, attachment_line(file, None)
 
 
+def _picked_tasks(settings: Settings, form: PickForm, local: bool) -> list[Any]:
+    """The tasks the pick form names; a local folder (maybe a visitor's upload) loads in the budgeted worker."""
+    request = form.batch_form().request(parse_task_ids)
+    if not local:
+        return load_samples(request, settings)  # the hub: GAIA's own files
+    if not request.data_dir.strip():
+        raise FormError(FOLDER_HELP)
+    return load_local_tasks(settings, request.split, request.level, request.data_dir)
+
+
 def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> DebugTab:
     """The tab's components and their events (inside the caller's `gr.Blocks`)."""
     with gr.Tab(DebugTabBuilder.title, id=DebugTabBuilder.id):
@@ -191,12 +201,7 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
             local = source_of(form.source) == "local"
             if local and (refused := local_folder_refusal(form.data_dir or "", settings, visitor)):
                 return gr.Dropdown(choices=[], value=None), [], [], f"❌ {refused}"
-            request = form.batch_form().request(parse_task_ids)
-            if local and not request.data_dir.strip():
-                raise FormError(FOLDER_HELP)
-            # A local folder (maybe a visitor's upload) loads in the budgeted worker; the hub is GAIA's own.
-            loaded = (load_local_tasks(settings, request.split, request.level, request.data_dir) if local
-                      else load_samples(request, settings))
+            loaded = _picked_tasks(settings, form, local)
         except Exception as exc:  # noqa: BLE001 - FormError / DatasetError / bad folder / over budget: shown in place
             return gr.Dropdown(choices=[], value=None), [], [], f"❌ {shown(public_text(str(exc), settings))}"
         if not admit("load_tasks", settings, profile).show_answers:
