@@ -152,13 +152,16 @@ def test_no_endpoint_shows_an_answer_to_a_visitor(visitor_app, gaia_dir, monkeyp
 
 
 def test_the_owner_sees_what_the_table_allows(tmp_path, gaia_dir, monkeypatch):
-    """The same check catches answers where they are allowed: it would catch a leak."""
+    """Admitted, answers show where the row allows them (so the check sees a leak) and nowhere else."""
     settings = load_settings(APP_ALLOWED_USERS="*", OUTPUT_DIR=str(tmp_path), APP_PRELOAD=False)
     demo, runtime = _build(settings)
     monkeypatch.setattr(runtime, "knowledge_base", CanaryKnowledgeBase)
     for name in ("load_tasks", "rag_lookup"):
         fn = next(f.fn for f in demo.fns.values() if f.api_name == name)
         assert ENDPOINTS[name].may_show_answers and CANARY in _call(fn, *RECIPES[name](fn, gaia_dir)), name
+    for name in (n for n in RECIPES if not ENDPOINTS[n].may_show_answers):
+        fn = next(f.fn for f in demo.fns.values() if f.api_name == name)
+        assert CANARY not in _call(fn, *RECIPES[name](fn, gaia_dir)), f"/{name} may show no answer, even admitted"
 
 
 def test_the_docs_show_the_table_as_it_is():
