@@ -105,6 +105,7 @@ def test_rerun_this_task_with_another_strategy_shows_both_traces_and_where_they_
     page.click("#ask-btn")
     page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
     page.get_by_text("Re-run this task with edited settings").click()
+    assert page.input_value("#rerun-strategy input") == "team"  # the panel starts from the run's settings
     page.click("#rerun-strategy input")
     page.get_by_role("option", name="react").click()
     page.locator("#rerun-answer-check").get_by_label("off").check()
