@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent.events import AnswerCheck, AnswerExtracted, ErrorEvent, Event, ToolCall, ToolResult, event_from_dict
+from agent.events import (
+    AnswerCheck,
+    AnswerExtracted,
+    ErrorEvent,
+    Event,
+    ModelCall,
+    ToolCall,
+    ToolResult,
+    event_from_dict,
+)
 from tools.replay_cache import CachedResult, ToolCache
 
 if TYPE_CHECKING:
@@ -56,21 +65,47 @@ class RerunChoice:
 
 
 def trace_steps(events: Sequence[Event]) -> list[str]:
-    """One line per step a reader compares: each tool call with its arguments, the answer, an error."""
+    """One line per step a reader compares: each tool call with its arguments, the answer check, the answer, an error.
+
+    A team run's delegations run at once, so their events interleave in any order: each worker's steps are
+    placed right after its `delegate` call, in the order the orchestrator asked for them.
+    """
+    by_delegation: dict[str, list[Event]] = {}
+    for event in events:
+        if event.delegation:
+            by_delegation.setdefault(event.delegation, []).append(event)
+    placed: set[str] = set()
     steps: list[str] = []
     for event in events:
-        if isinstance(event, ToolCall):
-            who = f"{event.worker}: " if event.worker else ""  # a team worker's call (the team strategy)
-            args = json.dumps(event.args, sort_keys=True, ensure_ascii=False, default=str)
-            steps.append(f"{who}{event.name}({args})")
-        elif isinstance(event, AnswerCheck):
-            verdict = "accepted" if event.accepted else "kept the draft"
-            steps.append(f"answer check: {event.before!r} -> {event.after!r} ({verdict})")
-        elif isinstance(event, AnswerExtracted):
-            steps.append(f"answer: {event.answer}")
-        elif isinstance(event, ErrorEvent):
-            steps.append(f"error ({event.stage}): {event.message}")
+        if event.delegation:
+            continue  # listed after its delegate call
+        if isinstance(event, ModelCall):
+            for call in event.tool_calls:
+                if call.get("name") == "delegate" and (call_id := str(call.get("id") or "")) in by_delegation:
+                    placed.add(call_id)
+                    steps.append(_call_step("", "delegate", call.get("args") or {}))
+                    steps += [line for e in by_delegation[call_id] if (line := _step(e)) is not None]
+        elif not (isinstance(event, ToolCall) and event.call_id in placed) and (line := _step(event)) is not None:
+            steps.append(line)
     return steps
+
+
+def _call_step(worker: str | None, name: str, args: Any) -> str:
+    who = f"{worker}: " if worker else ""  # a team worker's call (the team strategy)
+    return f"{who}{name}({json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)})"
+
+
+def _step(event: Event) -> str | None:
+    if isinstance(event, ToolCall):
+        return _call_step(event.worker, event.name, event.args)
+    if isinstance(event, AnswerCheck):
+        verdict = "accepted" if event.accepted else "kept the draft"
+        return f"answer check: {event.before!r} -> {event.after!r} ({verdict})"
+    if isinstance(event, AnswerExtracted):
+        return f"answer: {event.answer}"
+    if isinstance(event, ErrorEvent):
+        return f"error ({event.stage}): {event.message}"
+    return None
 
 
 def first_divergence(a: Sequence[str], b: Sequence[str]) -> int | None:

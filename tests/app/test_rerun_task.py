@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.events import ToolResult
+from agent.events import AnswerExtracted, ToolCall, ToolResult
 from config import load_settings
 from tests.support.openai_server import ScriptedOpenAI, call, say, tool_results
 from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of
@@ -131,3 +131,28 @@ def test_the_panels_values_become_a_typed_choice_and_bad_ones_keep_the_defaults(
     assert odd == RerunChoice(model="", strategy=None, max_iterations=None, answer_check=None, replay=False)
     assert odd.updates(settings) == {} and rerun_choice("m", None, None, "on", 1, settings).updates(settings) == {}
     assert "team" in choice.summary(settings) and "answer check off" in choice.summary(settings)
+
+
+def test_a_team_runs_steps_follow_the_orchestrators_order_whatever_order_the_workers_finished_in():
+    from agent.events import Event, ModelCall
+
+    def worker(delegation: str, value: str) -> list[Event]:
+        events: list[Event] = [ToolCall(elapsed_s=0.2, call_id=f"c{value}", name="calculator",
+                                        args={"expression": value}),
+                               ToolResult(elapsed_s=0.3, call_id=f"c{value}", name="calculator", output=value,
+                                          ok=True, duration_s=0.1)]
+        for event in events:
+            event.worker, event.delegation = "coder", delegation
+        return events
+
+    asked = ModelCall(elapsed_s=0.1, iteration=1, model="m", latency_s=0.1, prompt_tokens=1, completion_tokens=1,
+                      content="", tool_calls=[{"id": d, "name": "delegate", "args": {"worker": "coder", "task": t}}
+                                              for d, t in (("d1", "a"), ("d2", "b"))])
+    calls = [ToolCall(elapsed_s=0.1, call_id=d, name="delegate", args={"worker": "coder", "task": t})
+             for d, t in (("d1", "a"), ("d2", "b"))]
+    answer = AnswerExtracted(elapsed_s=1.0, answer="3", raw="FINAL ANSWER: 3", method="final_answer_marker")
+    in_order = trace_steps([asked, *calls, *worker("d1", "1"), *worker("d2", "2"), answer])
+    swapped = trace_steps([asked, *reversed(calls), *worker("d2", "2"), *worker("d1", "1"), answer])
+    assert in_order == swapped == [
+        'delegate({"task": "a", "worker": "coder"})', 'coder: calculator({"expression": "1"})',
+        'delegate({"task": "b", "worker": "coder"})', 'coder: calculator({"expression": "2"})', "answer: 3"]
