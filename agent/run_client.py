@@ -7,6 +7,7 @@ events are kept (the router runs inline); afterwards they go straight to the run
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from config import Settings
 from models import CallResult, ChatModels, EndpointMonitor, Failure, ModelClient, RequestGate
 from models.cost import cost_usd
 from models.messages import message_text
+from models.model_client import CallHook, RetryHook
 
 HELPER_LABELS = {"rag_hint": "RAG hint call", "vision": "vision call"}
 """How a helper call's retries are introduced in the trace (other purposes: '<purpose> call')."""
@@ -57,21 +59,39 @@ def run_client(settings: Settings, models: ChatModels, gate: RequestGate, endpoi
 
     `endpoint` checks the agent's endpoint, `vision_endpoint` the vision one when it is another endpoint.
     """
+    on_call, on_retry = _hooks(settings, events.emit, events.elapsed)
+    return ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry,
+                       vision_endpoint=vision_endpoint)
+
+
+def reporting_client(client: ModelClient, report: Callable[[Event], None],
+                     elapsed: Callable[[], float]) -> ModelClient:
+    """A copy of the run's `client` whose helper calls and retries are events handed to `report`.
+
+    A team worker's loop and its tools (a vision or transcription tool's own model call) use it, so the
+    worker can put its name on those events too; the model, gate and endpoint checks stay the run's.
+    """
+    on_call, on_retry = _hooks(client.settings, report, elapsed)
+    return dataclasses.replace(client, on_call=on_call, on_retry=on_retry)
+
+
+def _hooks(settings: Settings, emit: Callable[[Event], None],
+           elapsed: Callable[[], float]) -> tuple[CallHook, RetryHook]:
+    """The `on_call` / `on_retry` hooks turning a call and a retry into ModelCall and Retry events for `emit`."""
 
     def on_call(result: CallResult, purpose: str) -> None:
-        events.emit(ModelCall(elapsed_s=events.elapsed(), iteration=0, model=result.model_name,
-                              latency_s=round(result.latency_s, 4), prompt_tokens=result.prompt_tokens,
-                              completion_tokens=result.completion_tokens,
-                              content=message_text(result.message)[:2000], purpose=purpose,
-                              finish_reason=result.finish_reason, truncated=result.truncated,
-                              usage_reported=result.usage_reported,
-                              cost_usd=cost_usd(settings, result.prompt_tokens, result.completion_tokens)))
+        emit(ModelCall(elapsed_s=elapsed(), iteration=0, model=result.model_name,
+                       latency_s=round(result.latency_s, 4), prompt_tokens=result.prompt_tokens,
+                       completion_tokens=result.completion_tokens,
+                       content=message_text(result.message)[:2000], purpose=purpose,
+                       finish_reason=result.finish_reason, truncated=result.truncated,
+                       usage_reported=result.usage_reported,
+                       cost_usd=cost_usd(settings, result.prompt_tokens, result.completion_tokens)))
 
     def on_retry(attempt: int, delay: float, failure: Failure, purpose: str) -> None:
         label = "" if purpose in ("agent", "final") else HELPER_LABELS.get(purpose, f"{purpose} call") + ": "
-        events.emit(Retry(elapsed_s=events.elapsed(), attempt=attempt, max_retries=settings.RATE_LIMIT_RETRY_MAX,
-                          delay_s=round(delay, 3), reason=label + failure.reason, status_code=failure.status_code,
-                          retry_after_s=failure.retry_after_s, failure_kind=failure.kind))
+        emit(Retry(elapsed_s=elapsed(), attempt=attempt, max_retries=settings.RATE_LIMIT_RETRY_MAX,
+                   delay_s=round(delay, 3), reason=label + failure.reason, status_code=failure.status_code,
+                   retry_after_s=failure.retry_after_s, failure_kind=failure.kind))
 
-    return ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry,
-                       vision_endpoint=vision_endpoint)
+    return on_call, on_retry

@@ -162,6 +162,10 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         panel = rerun_panel(settings)
     wire_rerun(panel, settings, runtime, trace_file=t.trace_file, question=t.question, upload=t.upload, task=t.task,
                session=session)
+    # The re-run starts from the run's own strategy and cap: only what the user edits differs.
+    t.strategy.change(lambda value: value, t.strategy, panel.strategy, api_visibility="private", queue=False)
+    t.max_iterations.change(lambda value: value, t.max_iterations, panel.iterations, api_visibility="private",
+                            queue=False)
 
     def ask(question: str, file: Any, picked_task: Any, use_rag: bool, scorer_name: str | None,
             control_state: AskControl | None, visitor: Session, iterations: Any = None, strategy: Any = None,

@@ -168,7 +168,7 @@ def _pct(value: float | None) -> str:
 
 
 def run_summary(summary: Mapping[str, Any]) -> str:
-    """One Markdown line from a run's summary.json: accuracy overall and per level, errors, tokens, time."""
+    """One Markdown line from a run's summary.json: accuracy overall and per level, attempts, errors, tokens, time."""
     parts = [f"**Exact match {_pct(summary.get('exact_match_rate'))}** "
              f"({summary.get('correct', 0)}/{summary.get('scored', 0)} scored"
              + (f", {summary['unscored']} unscored" if summary.get("unscored") else "") + ")"]
@@ -177,6 +177,10 @@ def run_summary(summary: Mapping[str, Any]) -> str:
     for level, group in sorted((summary.get("level_metrics") or {}).items()):
         if group.get("scored"):
             parts.append(f"level {level}: {group.get('correct', 0)}/{group['scored']}")
+    attempts = summary.get("attempts") or {}
+    if (k := attempts.get("k") or 1) > 1:  # --attempts K / ATTEMPTS: the vote's gain in view
+        parts.append(f"pass@1 {_pct(attempts.get('pass_at_1'))}, pass@{k} {_pct(attempts.get('pass_at_k'))}, "
+                     f"majority {_pct(attempts.get('majority'))}")
     if summary.get("errors"):
         parts.append(f"{summary['errors']} error" + ("s" if summary["errors"] != 1 else ""))
     tokens = summary.get("tokens") or {}

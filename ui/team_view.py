@@ -3,7 +3,9 @@
 A worker's events (tagged with `worker` and `delegation`) are gathered under one parent step per
 delegation (Gradio's nested thoughts: `metadata.id` / `parent_id`), placed where the worker started;
 its title gives the worker, its steps, tokens and time once its report arrived (a spinner until then).
-Everything else renders as in a single-loop run (`ui.trace_view`).
+Everything else renders as in a single-loop run (`ui.trace_view`). A `delegate` call is drawn with its
+result once that arrived (the worker's steps come between the two in the trace: drawn apart, a finished
+call would keep its spinner).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Sequence
 import gradio as gr
 from gradio.components.chatbot import MetadataDict
 
-from agent.events import Event, LedgerMade, ProgressChecked, WorkerReported
+from agent.events import Event, LedgerMade, ProgressChecked, ToolCall, ToolResult, WorkerReported
 from ui.text import shown
 
 Renderer = Callable[[Sequence[Event]], list[gr.ChatMessage]]
@@ -60,6 +62,8 @@ def render_team(events: Sequence[Event], render_plain: Renderer) -> list[gr.Chat
     order: list[str] = []
     by_delegation: dict[str, list[Event]] = {}
     reports: dict[str, WorkerReported] = {}
+    delegated = {ev.call_id: ev for ev in events if isinstance(ev, ToolResult) and ev.name == "delegate"
+                 and not ev.delegation}
 
     def flush() -> None:
         out.extend(render_plain(plain))
@@ -78,7 +82,9 @@ def render_team(events: Sequence[Event], render_plain: Renderer) -> list[gr.Chat
         elif isinstance(ev, LedgerMade | ProgressChecked):
             flush()
             out.append(ledger_message(ev) if isinstance(ev, LedgerMade) else progress_message(ev))
-        else:
+        elif isinstance(ev, ToolCall) and ev.call_id in delegated:
+            plain.extend((ev, delegated[ev.call_id]))  # the call with its result, drawn as one finished step
+        elif not (isinstance(ev, ToolResult) and delegated.get(ev.call_id) is ev):
             plain.append(ev)
     flush()
     return _expand(out, by_delegation, reports, render_plain)

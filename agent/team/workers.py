@@ -4,11 +4,14 @@ A worker is `agent.graph`'s loop with its own system prompt, tool subset and con
 given and the attachments' paths, nothing of the orchestrator's). It shares the run's model client, token
 meter, workspace and cancel flag, so its calls count against the task's budget; it has its own observation
 masker and an iteration cap of min(WORKER_MAX_ITERATIONS, what the task has left). Every event it emits
-carries its name and the delegation's call id. Its last message is the report, cut to WORKER_REPORT_TOKENS.
+carries its name and the delegation's call id: its loop's steps, and, through a `reporting_client`, its
+retries and its tools' own model calls (a vision or transcription call). Its last message is the report,
+cut to WORKER_REPORT_TOKENS.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +23,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agent.events import Event, ModelCall, WorkerReported
 from agent.graph import build_graph, recursion_limit
+from agent.run_client import reporting_client
 from agent.run_limits import ObservationMasker, RunBudget
 from agent.state import AgentState, RunContext
 from agent.team.prompts import WORKER_PROMPTS
@@ -83,10 +87,15 @@ def run_worker(ctx: RunContext, worker: Worker, task: str, call_id: str, max_ite
         tally.observe(event)
         ctx.emit(event)
 
+    def reported(event: Event) -> None:  # the client's hooks: tools' model calls count on the task's meter
+        ctx.limits.meter.observe(event)
+        emit(event)
+
+    client = reporting_client(ctx.client, reported, ctx.elapsed)
     budget = RunBudget(s, ctx.limits.window, ObservationMasker(s, ctx.tools.workspace), ctx.limits.meter,
                        max_iterations)
-    wctx = RunContext(settings=s, client=ctx.client, tools=ctx.tools, started=ctx.started, emit=emit,
-                      cancelled=ctx.cancelled, budget=budget)
+    wctx = RunContext(settings=s, client=client, tools=dataclasses.replace(ctx.tools, model=client),
+                      started=ctx.started, emit=emit, cancelled=ctx.cancelled, budget=budget)
     messages = [SystemMessage(content=WORKER_PROMPTS[worker.role]),
                 HumanMessage(content=worker_task(task, ctx.tools.attachments))]
     config: RunnableConfig = {"recursion_limit": recursion_limit(max_iterations)}

@@ -108,6 +108,13 @@ def test_run_summary_line():
     assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
 
 
+def test_run_summary_gives_pass_at_1_pass_at_k_and_majority_when_there_were_attempts():
+    voted = {"correct": 2, "scored": 3, "attempts": {"k": 3, "pass_at_1": 1 / 3, "pass_at_k": 1.0, "majority": 2 / 3}}
+    assert "pass@1 33.3%, pass@3 100.0%, majority 66.7%" in run_summary(voted)
+    single = {"correct": 2, "scored": 3, "attempts": {"k": 1, "pass_at_1": 0.5, "pass_at_k": 0.5, "majority": 0.5}}
+    assert "pass@" not in run_summary(single)
+
+
 def test_batch_form_validation():
     import pytest
 
