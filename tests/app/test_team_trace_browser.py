@@ -12,6 +12,7 @@ import pytest
 
 from tests.app.conftest import app_env
 from tests.app.test_browser import _shot
+from tests.support.app_page import app_page
 from tests.support.app_server import AppServer
 from tests.support.chromium import BROWSER_MARKS
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say, tool_results
@@ -53,25 +54,19 @@ def app_server(model_server, scoring_api, tmp_path_factory):
 
 
 def test_debug_tab_shows_a_team_run(browser, app_server, model_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(app_server.url)
-    page.wait_for_selector("#question textarea")
-    page.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
-    page.click("#strategy input")
-    page.get_by_role("option", name="team").click()
-    page.fill("#question textarea", "What is 2**10 + 17*2?")
-    page.click("#ask-btn")
-    page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
-    trace = page.inner_text("#trace")
-    for step in ("Task ledger", "Progress check (round 1): satisfied yes", "👷 coder · 2 step(s)", "delegate"):
-        assert step in trace, step
-    assert trace.count("👷 coder") == 2
-    page.get_by_text("👷 coder").first.click()  # open one worker's section: its own steps
-    page.wait_for_function("document.querySelector('#trace').innerText.includes('calculator')")
-    page.wait_for_timeout(800)  # the accordion's opening animation, for the screenshot
-    _shot(page, "team-trace.png")
-    context.close()
+    with app_page(browser, app_server.url, height=1100) as page:
+        page.click("#strategy input")
+        page.get_by_role("option", name="team").click()
+        page.fill("#question textarea", "What is 2**10 + 17*2?")
+        page.click("#ask-btn")
+        page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+        trace = page.inner_text("#trace")
+        for step in ("Task ledger", "Progress check (round 1): satisfied yes", "👷 coder · 2 step(s)", "delegate"):
+            assert step in trace, step
+        assert trace.count("👷 coder") == 2
+        page.get_by_text("👷 coder").first.click()  # open one worker's section: its own steps
+        page.wait_for_function("document.querySelector('#trace').innerText.includes('calculator')")
+        page.wait_for_timeout(800)  # the accordion's opening animation, for the screenshot
+        _shot(page, "team-trace.png")
     roles = {kind_of(r.body) for r in model_server.requests if "orchestrator" in str(r.body["messages"][0])}
     assert roles == {"ledger", "round", "progress", "answer"}
