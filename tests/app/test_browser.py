@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import app_env
-from tests.support.app_page import app_page, chat, start_batch
+from tests.support.app_page import app_page, chat, pick_task, start_batch
 from tests.support.app_server import ROOT, AppServer, base_env
 from tests.support.chromium import BROWSER_MARKS
 from tests.support.gaia_fixture import FIXTURE_TASKS
@@ -98,12 +98,7 @@ def test_chat_twice_with_memory(page):
 
 
 def test_pick_a_gaia_task_and_see_the_verdict(page, gaia_dir):
-    page.get_by_text("Pick a task from a GAIA split").click()
-    page.fill("#pick-dir textarea", str(gaia_dir))
-    page.click("#load-btn")
-    page.wait_for_function("document.querySelector('#task-info').innerText.includes('Loaded 6 task(s)')")
-    page.click("#task-pick input")
-    page.locator("[role=option]", has_text="Sales column").first.click()
+    pick_task(page, gaia_dir, "Sales column")
     page.wait_for_function("document.querySelector('#task-info').innerText.includes('expected: 60')")
     assert "total of the Sales column" in page.input_value("#question textarea")
     page.click("#ask-btn")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.app.conftest import last_user_text
 from tests.app.test_browser import _shot
-from tests.support.app_page import app_page, chat, start_batch
+from tests.support.app_page import app_page, chat, pick_task, start_batch
 from tests.support.chromium import BROWSER_MARKS
 
 pytestmark = BROWSER_MARKS
@@ -32,12 +32,7 @@ def test_the_picked_tasks_file_beats_a_stale_upload(page, gaia_dir, tmp_path):
     stale.write_text("an old upload")
     page.set_input_files("#upload input[type=file]", str(stale))
     page.wait_for_function("document.querySelector('#attached').innerText.includes('hello.txt')")
-    page.get_by_text("Pick a task from a GAIA split").click()
-    page.fill("#pick-dir textarea", str(gaia_dir))
-    page.click("#load-btn")
-    page.wait_for_function("document.querySelector('#task-info').innerText.includes('Loaded 6 task(s)')")
-    page.click("#task-pick input")
-    page.locator("[role=option]", has_text="Sales column").first.click()
+    pick_task(page, gaia_dir, "Sales column")
     page.wait_for_function("document.querySelector('#attached').innerText.includes('sales.xlsx')")
     assert "the task's file" in _text(page, "#attached")
     page.click("#ask-btn")

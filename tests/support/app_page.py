@@ -51,3 +51,13 @@ def chat(page: Any, text: str) -> Any:
     box.fill(text)
     box.press("Enter")
     return box
+
+
+def pick_task(page: Any, gaia_dir: Path, option: str) -> None:
+    """In the Debug tab, load the GAIA folder's tasks and pick the one whose entry shows `option`."""
+    page.get_by_text("Pick a task from a GAIA split").click()
+    page.fill("#pick-dir textarea", str(gaia_dir))
+    page.click("#load-btn")
+    page.wait_for_function("document.querySelector('#task-info').innerText.includes('Loaded 6 task(s)')")
+    page.click("#task-pick input")
+    page.locator("[role=option]", has_text=option).first.click()
