@@ -32,7 +32,7 @@ from agent.pipeline import Pipeline  # noqa: E402
 from config import load_settings  # noqa: E402
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, count_tokens, say, tool_results  # noqa: E402
 from tests.support.research_site import FILLER  # noqa: E402
-from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of, last_user  # noqa: E402
+from tests.support.team_script import TeamScript, last_user, orchestrator_script  # noqa: E402
 from tests.support.web_server import LocalWebServer, Route  # noqa: E402
 from tests.support.web_server import Reply as WebReply  # noqa: E402
 from tools.files import make_file_tools  # noqa: E402
@@ -64,16 +64,8 @@ def follower(start: str) -> Any:
 
 
 def orchestrator(calls: list[tuple[str, str]]) -> Any:
-    def reply(body: dict[str, Any]) -> Reply:
-        kind = kind_of(body)
-        if kind == "ledger":
-            return say(LEDGER_TEXT)
-        if kind == "round":
-            return delegate_calls(*calls)
-        if kind == "progress":
-            return say('{"satisfied": true, "looping": false, "progress": true, "next_step": "answer"}')
-        return say(f"FINAL ANSWER: {ANSWER}")
-    return reply
+    """The orchestrator: one round delegating `calls`, satisfied at once, then the answer."""
+    return orchestrator_script(*calls, answer=say(f"FINAL ANSWER: {ANSWER}"))
 
 
 def reader_loop(paths: list[Path], pages: int, final: str) -> Any:

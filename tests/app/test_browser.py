@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import app_env
+from tests.support.app_page import app_page, chat, pick_task, start_batch
 from tests.support.app_server import ROOT, AppServer, base_env
 from tests.support.chromium import BROWSER_MARKS
 from tests.support.gaia_fixture import FIXTURE_TASKS
@@ -37,15 +38,8 @@ def app_server(model_server, scoring_api, gaia_dir, tmp_path_factory):
 
 @pytest.fixture()
 def page(browser, app_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
-    tab.set_default_timeout(30_000)
-    tab.goto(app_server.url)
-    tab.wait_for_selector("#question textarea")
-    # The header turns to "Ready" once the background preload has finished.
-    tab.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
-    yield tab
-    context.close()
+    with app_page(browser, app_server.url) as tab:
+        yield tab
 
 
 def _shot(page, name: str) -> None:
@@ -72,13 +66,7 @@ def test_ask_streams_steps_then_the_answer(page):
 
 
 def test_batch_of_three_fills_the_table_with_progress(page, gaia_dir):
-    page.get_by_role("tab", name="📊 Batch evaluation").click()
-    page.fill("#data-dir textarea", str(gaia_dir))
-    page.fill("#max-samples input", "3")
-    page.fill("#concurrency input[type=number]", "1")
-    page.press("#concurrency input[type=number]", "Enter")
-    page.fill("#delay input", "0")
-    page.click("#run-btn")
+    start_batch(page, gaia_dir, concurrency=1, max_samples=3)
     # Live: the progress bar moves and the table grows one task at a time.
     page.wait_for_selector("#batch-progress .progress-level-inner", state="attached")
     page.wait_for_function("document.querySelector('#batch-status').innerText.includes('1/3 done')")
@@ -96,10 +84,7 @@ def test_batch_of_three_fills_the_table_with_progress(page, gaia_dir):
 
 
 def test_chat_twice_with_memory(page):
-    page.get_by_role("tab", name="💬 Chat").click()
-    box = page.locator("#chat-input textarea")
-    box.fill("Please remember the word pineapple.")
-    box.press("Enter")
+    box = chat(page, "Please remember the word pineapple.")
     page.wait_for_function("document.querySelector('#chatbot').innerText.includes('OK')")
     box.fill("Which word did I ask you to remember?")
     box.press("Enter")
@@ -113,12 +98,7 @@ def test_chat_twice_with_memory(page):
 
 
 def test_pick_a_gaia_task_and_see_the_verdict(page, gaia_dir):
-    page.get_by_text("Pick a task from a GAIA split").click()
-    page.fill("#pick-dir textarea", str(gaia_dir))
-    page.click("#load-btn")
-    page.wait_for_function("document.querySelector('#task-info').innerText.includes('Loaded 6 task(s)')")
-    page.click("#task-pick input")
-    page.locator("[role=option]", has_text="Sales column").first.click()
+    pick_task(page, gaia_dir, "Sales column")
     page.wait_for_function("document.querySelector('#task-info').innerText.includes('expected: 60')")
     assert "total of the Sales column" in page.input_value("#question textarea")
     page.click("#ask-btn")

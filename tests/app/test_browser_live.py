@@ -18,6 +18,7 @@ from gradio_client import Client
 
 from tests.app.conftest import scripted_reply
 from tests.app.test_browser import _shot
+from tests.support.app_page import start_batch
 from tests.support.app_server import AppServer, free_port
 from tests.support.chromium import BROWSER_MARKS
 from tests.support.openai_server import ScriptedOpenAI
@@ -125,13 +126,7 @@ def test_the_batch_form_adapts_refuses_fractions_and_shows_errors_by_its_button(
 
 
 def test_downloads_cannot_be_removed(page, gaia_dir):
-    page.get_by_role("tab", name="📊 Batch evaluation").click()
-    page.fill("#data-dir textarea", str(gaia_dir))
-    page.fill("#task-ids textarea", "")
-    page.fill("#max-samples input", "0")
-    page.fill("#concurrency input", "2")
-    page.fill("#delay input", "0")
-    page.click("#run-btn")
+    start_batch(page, gaia_dir, concurrency=2, max_samples=0, task_ids="")
     page.wait_for_function("document.querySelector('#batch-status').innerText.includes('🏁')", timeout=90_000)
     page.locator("#downloads .file-preview, #downloads table").first.wait_for()
     clear = page.locator("#downloads .label-clear-button, #downloads button[aria-label='Clear']")

@@ -11,26 +11,16 @@ import pytest
 
 from tests.app.conftest import last_user_text
 from tests.app.test_browser import _shot
+from tests.support.app_page import app_page, chat, pick_task, start_batch
 from tests.support.chromium import BROWSER_MARKS
 
 pytestmark = BROWSER_MARKS
 
 
-def _open(browser, app_server, width=1400, height=1000):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(app_server.url)
-    page.wait_for_selector("#question textarea")
-    page.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
-    return context, page
-
-
 @pytest.fixture()
 def page(browser, app_server):
-    context, tab = _open(browser, app_server)
-    yield tab
-    context.close()
+    with app_page(browser, app_server.url) as tab:
+        yield tab
 
 
 def _text(page, selector: str) -> str:
@@ -42,12 +32,7 @@ def test_the_picked_tasks_file_beats_a_stale_upload(page, gaia_dir, tmp_path):
     stale.write_text("an old upload")
     page.set_input_files("#upload input[type=file]", str(stale))
     page.wait_for_function("document.querySelector('#attached').innerText.includes('hello.txt')")
-    page.get_by_text("Pick a task from a GAIA split").click()
-    page.fill("#pick-dir textarea", str(gaia_dir))
-    page.click("#load-btn")
-    page.wait_for_function("document.querySelector('#task-info').innerText.includes('Loaded 6 task(s)')")
-    page.click("#task-pick input")
-    page.locator("[role=option]", has_text="Sales column").first.click()
+    pick_task(page, gaia_dir, "Sales column")
     page.wait_for_function("document.querySelector('#attached').innerText.includes('sales.xlsx')")
     assert "the task's file" in _text(page, "#attached")
     page.click("#ask-btn")
@@ -77,10 +62,7 @@ def test_stop_leaves_a_note_and_the_partial_trace(page):
 
 
 def test_chat_has_a_stop_button_while_a_turn_runs(page):
-    page.get_by_role("tab", name="💬 Chat").click()
-    box = page.locator("#chat-input textarea")
-    box.fill("Please take your time in the chat.")
-    box.press("Enter")
+    chat(page, "Please take your time in the chat.")
     stop = page.locator("#chat-input .stop-button")
     stop.wait_for(state="visible", timeout=10_000)
     stop.click()
@@ -111,33 +93,27 @@ def test_a_chat_attachment_goes_with_its_own_message_only(page, gaia_dir, model_
 
 
 def test_resume_after_closing_the_tab_on_a_phone(browser, app_server, gaia_dir):
-    context, page = _open(browser, app_server, width=420, height=900)
-    tabs = page.get_by_role("tab")
-    assert tabs.all_inner_texts() == ["🔎 Debug one question", "📊 Batch evaluation", "💬 Chat"]  # none behind ⋯
-    page.get_by_role("tab", name="📊 Batch evaluation").click()
-    page.fill("#data-dir textarea", str(gaia_dir))
-    page.fill("#concurrency input[type=number]", "1")
-    page.press("#concurrency input[type=number]", "Enter")
-    page.fill("#delay input", "0")
-    page.click("#run-btn")
-    page.wait_for_function("document.querySelector('#batch-status').innerText.includes('1/6 done')", timeout=60_000)
-    page.click("#halt-btn")
-    page.wait_for_function("document.querySelector('#batch-status').innerText.includes('stopped')", timeout=60_000)
-    context.close()  # the tab is gone: a new session knows nothing of the run
+    with app_page(browser, app_server.url, width=420, height=900) as page:
+        tabs = page.get_by_role("tab")
+        assert tabs.all_inner_texts() == ["🔎 Debug one question", "📊 Batch evaluation", "💬 Chat"]  # none behind ⋯
+        start_batch(page, gaia_dir, concurrency=1)
+        page.wait_for_function("document.querySelector('#batch-status').innerText.includes('1/6 done')", timeout=60_000)
+        page.click("#halt-btn")
+        page.wait_for_function("document.querySelector('#batch-status').innerText.includes('stopped')", timeout=60_000)
+        # leaving the block closes the tab: a new session knows nothing of the run
 
-    context, page = _open(browser, app_server, width=420, height=900)
-    page.get_by_role("tab", name="📊 Batch evaluation").click()
-    page.click("#resume-pick input")
-    option = page.locator("[role=option]", has_text="left").first
-    assert "local folder" in option.inner_text()
-    option.click()
-    page.click("#resume-btn")
-    page.wait_for_function("document.querySelector('#batch-status').innerText.includes('🏁')", timeout=60_000)
-    status = _text(page, "#batch-status")
-    assert "6/6 done" in status and "Run folder:" in status
-    names = page.locator("#downloads .filename").all_inner_texts()
-    flat = [" ".join(n.split()).replace(" .", ".") for n in names]
-    assert "results.jsonl" in flat and "SUBMISSION_GUIDE.md" in "".join(flat).replace(" ", ""), names
-    page.wait_for_timeout(500)
-    _shot(page, "batch-phone.png")
-    context.close()
+    with app_page(browser, app_server.url, width=420, height=900) as page:
+        page.get_by_role("tab", name="📊 Batch evaluation").click()
+        page.click("#resume-pick input")
+        option = page.locator("[role=option]", has_text="left").first
+        assert "local folder" in option.inner_text()
+        option.click()
+        page.click("#resume-btn")
+        page.wait_for_function("document.querySelector('#batch-status').innerText.includes('🏁')", timeout=60_000)
+        status = _text(page, "#batch-status")
+        assert "6/6 done" in status and "Run folder:" in status
+        names = page.locator("#downloads .filename").all_inner_texts()
+        flat = [" ".join(n.split()).replace(" .", ".") for n in names]
+        assert "results.jsonl" in flat and "SUBMISSION_GUIDE.md" in "".join(flat).replace(" ", ""), names
+        page.wait_for_timeout(500)
+        _shot(page, "batch-phone.png")

@@ -16,6 +16,7 @@ import pytest
 
 from tests.app.conftest import app_env
 from tests.app.test_browser import _shot
+from tests.support.app_page import app_page
 from tests.support.app_server import AppServer
 from tests.support.chromium import BROWSER_MARKS
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say, tool_results
@@ -66,57 +67,45 @@ def app_server(model_server, scoring_api, tmp_path_factory):
 
 
 def test_debug_tab_shows_a_team_run(browser, app_server, model_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(app_server.url)
-    page.wait_for_selector("#question textarea")
-    page.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
-    page.click("#strategy input")
-    page.get_by_role("option", name="team").click()
-    page.fill("#question textarea", "What is 2**10 + 17*2?")
-    page.click("#ask-btn")
-    page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
-    trace = page.inner_text("#trace")
-    for step in ("Task ledger", "Progress check (round 1): satisfied yes", "👷 coder · 2 step(s)", "delegate"):
-        assert step in trace, step
-    assert re.search(r"Answer check: `?1,058`? → `?1058", trace), trace
-    assert len(re.findall(r"👷 coder · 2 step\(s\) · [\d,]+ tokens · \d+\.\d s", trace)) == 2
-    page.get_by_text("👷 coder").first.click()  # open one worker's section: its own steps
-    page.wait_for_function("document.querySelector('#trace').innerText.includes('calculator')")
-    page.wait_for_timeout(800)  # the accordion's opening animation, for the screenshot
-    page.locator("#trace").get_by_text("Task ledger").first.evaluate("el => el.scrollIntoView({block: 'start'})")
-    _shot(page, "team-trace.png")
-    context.close()
+    with app_page(browser, app_server.url, height=1100) as page:
+        page.click("#strategy input")
+        page.get_by_role("option", name="team").click()
+        page.fill("#question textarea", "What is 2**10 + 17*2?")
+        page.click("#ask-btn")
+        page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+        trace = page.inner_text("#trace")
+        for step in ("Task ledger", "Progress check (round 1): satisfied yes", "👷 coder · 2 step(s)", "delegate"):
+            assert step in trace, step
+        assert re.search(r"Answer check: `?1,058`? → `?1058", trace), trace
+        assert len(re.findall(r"👷 coder · 2 step\(s\) · [\d,]+ tokens · \d+\.\d s", trace)) == 2
+        page.get_by_text("👷 coder").first.click()  # open one worker's section: its own steps
+        page.wait_for_function("document.querySelector('#trace').innerText.includes('calculator')")
+        page.wait_for_timeout(800)  # the accordion's opening animation, for the screenshot
+        page.locator("#trace").get_by_text("Task ledger").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+        _shot(page, "team-trace.png")
     roles = {kind_of(r.body) for r in model_server.requests if "orchestrator" in str(r.body["messages"][0])}
     assert roles == {"ledger", "round", "progress", "answer"}
 
 
 def test_rerun_this_task_with_another_strategy_shows_both_traces_and_where_they_part(browser, app_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1400})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(app_server.url)
-    page.wait_for_selector("#question textarea")
-    page.wait_for_function("document.querySelector('#status-line').innerText.includes('Ready')", timeout=90_000)
-    page.click("#strategy input")
-    page.get_by_role("option", name="team").click()
-    page.fill("#question textarea", "What is 2**10 + 17*2?")
-    page.click("#ask-btn")
-    page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
-    page.get_by_text("Re-run this task with edited settings").click()
-    assert page.input_value("#rerun-strategy input") == "team"  # the panel starts from the run's settings
-    page.click("#rerun-strategy input")
-    page.get_by_role("option", name="react").click()
-    page.locator("#rerun-answer-check").get_by_label("off").check()
-    page.click("#rerun-task-btn")
-    page.wait_for_selector("#rerun-traces", timeout=60_000)
-    view = page.inner_text("#rerun-view")
-    assert "the traces part at step 1" in view and "react, " in view and "answer check off" in view
-    highlighted = page.inner_text("#rerun-traces tr.diverges")
-    assert "delegate(" in highlighted and 'calculator({"expression": "2**10 + 17*2"})' in highlighted
-    assert 'coder: calculator({"expression": "17*2"})' in view and "answer: 1,058" in view
-    assert "answer check: '1,058' -> '1058' (accepted)" in view
-    page.locator("#rerun-panel").scroll_into_view_if_needed()
-    _shot(page, "rerun-panel.png")
-    context.close()
+    with app_page(browser, app_server.url, height=1400) as page:
+        page.click("#strategy input")
+        page.get_by_role("option", name="team").click()
+        page.fill("#question textarea", "What is 2**10 + 17*2?")
+        page.click("#ask-btn")
+        page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+        page.get_by_text("Re-run this task with edited settings").click()
+        assert page.input_value("#rerun-strategy input") == "team"  # the panel starts from the run's settings
+        page.click("#rerun-strategy input")
+        page.get_by_role("option", name="react").click()
+        page.locator("#rerun-answer-check").get_by_label("off").check()
+        page.click("#rerun-task-btn")
+        page.wait_for_selector("#rerun-traces", timeout=60_000)
+        view = page.inner_text("#rerun-view")
+        assert "the traces part at step 1" in view and "react, " in view and "answer check off" in view
+        highlighted = page.inner_text("#rerun-traces tr.diverges")
+        assert "delegate(" in highlighted and 'calculator({"expression": "2**10 + 17*2"})' in highlighted
+        assert 'coder: calculator({"expression": "17*2"})' in view and "answer: 1,058" in view
+        assert "answer check: '1,058' -> '1058' (accepted)" in view
+        page.locator("#rerun-panel").scroll_into_view_if_needed()
+        _shot(page, "rerun-panel.png")

@@ -112,17 +112,9 @@ def open_app(model, secrets, internal, public):
 
 
 def _upload(app: AppServer, name: str, data: bytes) -> tuple[int, Any]:
-    """POST a file to gradio's upload route as a browser would; (status, server paths or error)."""
-    boundary = "visitorboundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n"
-            "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
-    request = urllib.request.Request(app.url + "gradio_api/upload", data=body, method="POST",
-                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as resp:
-            return resp.status, json.load(resp)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode("utf-8", "replace")
+    """Upload as a browser would; (status, the server paths, or the error text)."""
+    status, text = app.upload(name, data, timeout=30)
+    return status, json.loads(text) if status < 400 else text
 
 
 def _ask(client: Client, question: str) -> str:

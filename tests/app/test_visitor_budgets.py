@@ -192,19 +192,6 @@ def test_seventy_unread_joins_from_one_session_leave_another_session_served(app,
     assert "Loaded 6" in message
 
 
-def _upload(app: AppServer, name: str, data: bytes) -> tuple[int, str]:
-    boundary = "budgetboundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n"
-            "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
-    request = urllib.request.Request(app.url + "gradio_api/upload", data=body, method="POST",
-                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode("utf-8", "replace")
-
-
 def test_zz_uploads_of_one_address_stop_at_its_budget(app):
     """Uploads that no handler ever sees (posted straight to the route) still count against the address.
 
@@ -213,7 +200,7 @@ def test_zz_uploads_of_one_address_stop_at_its_budget(app):
     """
     statuses = []
     for i in range(7):
-        status, text = _upload(app, f"blob{i}.bin", bytes([i]) * (8 * 2**20))
+        status, text = app.upload(f"blob{i}.bin", bytes([i]) * (8 * 2**20))
         statuses.append(status)
         if status != 200:
             break

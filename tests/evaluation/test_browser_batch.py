@@ -13,49 +13,32 @@ import base64
 import io
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import takewhile
 
-import pytest
-
 from agent.pipeline import Pipeline
-from config import load_settings
 from evaluation.dataset import load_split
-from evaluation.runner import RunConfig, run_batch
-from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
+from tests.support.chromium import browser_tool_marks
+from tests.support.gaia_fixture import make_gaia_folder
 from tests.support.js_sites import expected_count, js_sites
-from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
-from tools.browser.engine import chromium_missing, release_engine
+from tests.support.openai_server import Reply, ScriptedOpenAI, call, say, tool_results
+from tests.support.scripted_batch import (
+    Plan,
+    PlannedTask,
+    answer,
+    grab,
+    records_by_key,
+    run_planned,
+    scripted_settings,
+    task_asked,
+)
+from tools.browser.engine import release_engine
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(chromium_missing("/usr/bin/chromium") is not None, reason="no Playwright/Chromium")]
-
-Plan = Callable[[list[str], str], Reply]
-
-
-@dataclass(frozen=True)
-class BrowserTask:
-    """One task: the question (may name `{site}`), its answer, and the model's plan (one function per turn)."""
-
-    key: str
-    question: str
-    answer: str
-    plan: tuple[Plan, ...]
-
+pytestmark = browser_tool_marks()
 
 def ref(pattern: str, text: str) -> str:
     """The ref of the element `pattern` describes in a snapshot, or a ref no page has (the task then fails)."""
     found = re.search(r"\[(e\d+)\] " + pattern, text)
     return found.group(1) if found else "e0"
-
-
-def grab(pattern: str, text: str) -> str:
-    found = re.search(pattern, text)
-    return found.group(1) if found else "NOT-FOUND"
-
-
-def answer(pattern: str) -> Plan:
-    return lambda r, site: say(f"FINAL ANSWER: {grab(pattern, r[-1])}")
 
 
 def opening(path: str) -> Plan:
@@ -68,34 +51,34 @@ def clicking(pattern: str, once: str = "") -> Plan:
 
 
 TASKS = [
-    BrowserTask("search", "What is the accession number of the Coral Reef Diorama in the collection at {site}/search?",
+    PlannedTask("search", "What is the accession number of the Coral Reef Diorama in the collection at {site}/search?",
                 "AC-1990-311",
                 (opening("/search"),
                  lambda r, site: call("browser_type", ref=ref("searchbox", r[-1]), text="coral reef", submit=True),
                  clicking('link "Coral Reef Diorama"'), answer(r"Accession number: (\S+)"))),
-    BrowserTask("filters", "How many open-access articles from 2019 does {site}/filters list?",
+    PlannedTask("filters", "How many open-access articles from 2019 does {site}/filters list?",
                 str(expected_count("2019", True)),
                 (opening("/filters"),
                  lambda r, site: call("browser_select", ref=ref('combobox "Year"', r[-1]), option="2019"),
                  clicking('checkbox "Open access only"'), clicking('button "Apply"'), answer(r"(\d+) results"))),
-    BrowserTask("pagination", "Which specimen is listed fourth on the second page of {site}/list?", "Specimen 014",
+    PlannedTask("pagination", "Which specimen is listed fourth on the second page of {site}/list?", "Specimen 014",
                 (opening("/list"), clicking('button "Next page"', once="Specimen 010"),
                  answer(r"(?s)Specimen 011.*?Specimen 012.*?Specimen 013.*?\"(Specimen \d+)\""))),
-    BrowserTask("hover", "How many thousand visitors came in 2020, according to the chart at {site}/chart?", "378",
+    PlannedTask("hover", "How many thousand visitors came in 2020, according to the chart at {site}/chart?", "378",
                 (opening("/chart"), lambda r, site: call("browser_hover", ref=ref('graphic "Bar 2020"', r[-1])),
                  answer(r"2020: (\d+) thousand"))),
-    BrowserTask("tabs", "How many visitors in 2022 does the Statistics tab of {site}/tabs give?", "1284337",
+    PlannedTask("tabs", "How many visitors in 2022 does the Statistics tab of {site}/tabs give?", "1284337",
                 (opening("/tabs"), clicking('tab "Statistics"'),
                  lambda r, site: say("FINAL ANSWER: " + grab(r"Visitors in 2022: ([\d,]+)", r[-1]).replace(",", "")))),
-    BrowserTask("scroll", "What is the title of the 35th post on {site}/feed?", "Post number 35",
+    PlannedTask("scroll", "What is the title of the 35th post on {site}/feed?", "Post number 35",
                 (opening("/feed"), *[lambda r, site: call("browser_scroll", direction="bottom")] * 4,
                  answer(r"- (Post number 35)"))),
-    BrowserTask("form", "Which order code does {site}/form give for a medium print with gift wrap?", "M-GIFT-7",
+    PlannedTask("form", "Which order code does {site}/form give for a medium print with gift wrap?", "M-GIFT-7",
                 (opening("/form"), clicking('radio "Medium"'), clicking('checkbox "Gift wrap"'),
                  clicking('button "Place order"'), answer(r"Order code: (\S+)"))),
-    BrowserTask("spa", "How many moons does the fourth planet have, according to {site}/spa? Answer with a word.",
+    PlannedTask("spa", "How many moons does the fourth planet have, according to {site}/spa? Answer with a word.",
                 "two", (opening("/spa"), clicking('link "Fourth planet"'), answer(r"It has (\w+) moons"))),
-    BrowserTask("canvas", "Which bar of the sales chart at {site}/canvas is the tallest: 1, 2 or 3?", "3",
+    PlannedTask("canvas", "Which bar of the sales chart at {site}/canvas is the tallest: 1, 2 or 3?", "3",
                 (opening("/canvas"),
                  lambda r, site: call("browser_screenshot", question="Which red bar is the tallest?"),
                  answer(r"the tallest is bar (\d)"))),
@@ -162,8 +145,7 @@ def model_for(site: str) -> Callable[[dict], Reply]:
         seen = vision_reply(body)
         if seen is not None:
             return seen
-        text = first_user_text(body)
-        task = next(t for t in TASKS if t.question.format(site=site) in text)
+        task = task_asked(TASKS, site, body)
         results, called = tool_results(body), _called(body)
         steps = [name for name in called if name != "browser_snapshot"]
         trailing = len(list(takewhile(lambda name: name == "browser_snapshot", reversed(called))))
@@ -176,24 +158,18 @@ def model_for(site: str) -> Callable[[dict], Reply]:
 
 def test_browser_batch_is_answered_correctly_by_operating_the_pages(tmp_path):
     with js_sites() as site:
-        tasks = [FixtureTask(f"browser-{t.key}", t.question.format(site=site.base), 2, t.answer) for t in TASKS]
+        tasks = [t.fixture("browser", site.base) for t in TASKS]
         samples = list(load_split("validation", data_dir=make_gaia_folder(tmp_path / "gaia", tasks=tasks)))
         with ScriptedOpenAI(model_for(site.base)) as model:
-            settings = load_settings(
-                OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False, RAG_INDEX_DIR=tmp_path / "rag",
-                FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20, MAX_ITERATIONS=20)
-            pipeline = Pipeline(settings)
-            pipeline.preload()
+            settings = scripted_settings(model.url, tmp_path, FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20,
+                                         MAX_ITERATIONS=20)
             try:
-                result = run_batch(samples, pipeline, RunConfig(concurrency=3, output_dir=tmp_path / "run",
-                                                                use_rag=False),
-                                   settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
+                result = run_planned(samples, settings, tmp_path / "run", concurrency=3)
             finally:
                 from tools.browser.tools import engine_config
 
                 release_engine(engine_config(settings))
-    by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
-    records = {by_key[r.task_id]: r for r in result.records}
+    records = records_by_key(samples, TASKS, result.records)
     wrong = {k: (r.predicted, r.expected, r.error, r.reasoning_trace[-2500:]) for k, r in records.items()
              if not r.correct}
     assert not wrong and len(records) == len(TASKS)
@@ -209,8 +185,7 @@ def test_a_browser_step_in_the_trace_carries_its_url_and_a_screenshot(tmp_path):
 
     task = next(t for t in TASKS if t.key == "hover")
     with js_sites() as site, ScriptedOpenAI(model_for(site.base)) as model:
-        settings = load_settings(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
-                                 RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20)
+        settings = scripted_settings(model.url, tmp_path, FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20)
         question = task.question.format(site=site.base)
         try:
             events = list(Pipeline(settings).stream(question, use_rag=False))

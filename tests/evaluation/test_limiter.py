@@ -11,19 +11,7 @@ import pytest
 from config import load_settings
 from evaluation.limiter import RateLimiter, RunStopped
 from evaluation.start_spacer import StartSpacer
-
-
-class FakeClock:
-    """A clock whose sleep advances time (single-threaded, deterministic)."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
+from tests.support.fake_clock import FakeClock
 
 
 def starts(limiter: RateLimiter, clock: FakeClock, n: int) -> list[float]:

@@ -9,7 +9,7 @@ import pytest
 
 from evaluation.limiter import RateLimiter
 from models.client import ResponseInfo
-from tests.evaluation.test_limiter import FakeClock
+from tests.support.fake_clock import FakeClock
 
 
 def headers(limit: int, remaining: int, reset: str, kind: str = "requests") -> dict[str, str]:

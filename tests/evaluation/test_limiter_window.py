@@ -8,19 +8,7 @@ import pytest
 
 from evaluation.limiter import RateLimiter
 from evaluation.request_window import LearntWindow, RequestLog, learn_window
-
-
-class FakeClock:
-    """A clock whose sleep advances time (single-threaded, deterministic)."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
+from tests.support.fake_clock import FakeClock
 
 
 class SlidingWindowProvider:

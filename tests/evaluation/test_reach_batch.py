@@ -11,20 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from agent.pipeline import Pipeline
-from config import load_settings
 from evaluation.dataset import load_split
-from evaluation.runner import RunConfig, run_batch
 from tests.support.downloads import large_pdf, roster_csv, roster_total
-from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
+from tests.support.gaia_fixture import make_gaia_folder
 from tests.support.map_doubles import ALEX, GATE, STATIONS, AnyPath, NominatimDouble, OsrmDemoDouble, OverpassDouble
 from tests.support.moving_pictures import answer_gif, counter_video
-from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
+from tests.support.openai_server import ScriptedOpenAI, call
 from tests.support.scholarly_doubles import (
     COMMA_TITLE,
     ORCID_ID,
@@ -38,33 +34,24 @@ from tests.support.scholarly_doubles import (
     orcid_summary,
     sample_works,
 )
+from tests.support.scripted_batch import (
+    Plan,
+    PlannedTask,
+    grab,
+    plan_model,
+    records_by_key,
+    run_planned,
+    scripted_settings,
+)
+from tests.support.scripted_batch import answer as planned_answer
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
 from tools.web.geocoding import distance_m
 
-Plan = Callable[[list[str], str], Reply]
-"""One model turn: (tool results so far, the site's base URL) -> the model's reply."""
-
-
-@dataclass(frozen=True)
-class ReachTask:
-    """One task: its question (may name {site}), the answer, the model's plan, an optional attachment."""
-
-    key: str
-    question: str
-    answer: str
-    plan: tuple[Plan, ...]
-    file_name: str = ""
-    write_file: Callable[[Path], None] | None = None
-
-
-def grab(pattern: str, text: str) -> str:
-    found = re.search(pattern, text, re.MULTILINE)
-    return found.group(1) if found else "NOT-FOUND"
-
 
 def answer(pattern: str) -> Plan:
-    return lambda results, site: say(f"FINAL ANSWER: {grab(pattern, results[-1])}")
+    """The final turn: `pattern` (its ^ and $ at line ends: tool replies are lists) read from the last result."""
+    return planned_answer(pattern, flags=re.MULTILINE)
 
 
 def _write(maker: Callable[[Path], Path], path: Path) -> None:
@@ -74,54 +61,44 @@ def _write(maker: Callable[[Path], Path], path: Path) -> None:
 CSV_CODE = ("import pandas as pd\nframe = pd.read_csv({path!r})\n"
             "print('TOTAL', int(frame[frame.district == 'South'].volunteers.sum()))")
 
-TASKS: list[ReachTask] = [
-    ReachTask("abstract", f"According to its abstract, how many hours after high tide do catches peak in the paper "
+TASKS: list[PlannedTask] = [
+    PlannedTask("abstract", f"According to its abstract, how many hours after high tide do catches peak in the paper "
                           f"'{COMMA_TITLE}'? Answer with a number word.", "two",
               (lambda r, s: call("paper_lookup", doi_or_title=COMMA_TITLE), answer(r"Catches peak (\w+) hours"))),
-    ReachTask("inverted", f"In the abstract of the paper with DOI {PLOS_DOI}, which disorder is methylphenidate "
+    PlannedTask("inverted", f"In the abstract of the paper with DOI {PLOS_DOI}, which disorder is methylphenidate "
                           "prescribed to treat?", "attention deficit hyperactivity disorder",
               (lambda r, s: call("paper_lookup", doi_or_title=PLOS_DOI),
                answer(r"symptoms of ([a-z ]+?) and the drug"))),
-    ReachTask("search", "How many citations does Ada Lovelace's 2017 article in the Journal of Fish Biology have "
+    PlannedTask("search", "How many citations does Ada Lovelace's 2017 article in the Journal of Fish Biology have "
                         "according to OpenAlex?", "5",
               (lambda r, s: call("scholarly_search", query="estuarine fisheries", author="Ada Lovelace", year="2017",
                                  venue="Journal of Fish Biology"), answer(r"Cited by: (\d+)"))),
-    ReachTask("orcid", f"How many works are on the public ORCID record {ORCID_ID}?", "3",
+    PlannedTask("orcid", f"How many works are on the public ORCID record {ORCID_ID}?", "3",
               (lambda r, s: call("orcid_works", orcid=f"https://orcid.org/{ORCID_ID}"), answer(r"^(\d+) works"))),
-    ReachTask("route", "What is the driving distance in km from the Brandenburg Gate to Alexanderplatz in Berlin, "
+    PlannedTask("route", "What is the driving distance in km from the Brandenburg Gate to Alexanderplatz in Berlin, "
                        "to one decimal?", "3.3",
               (lambda r, s: call("route", origin="Brandenburg Gate, Berlin", destination="Alexanderplatz, Berlin"),
                answer(r"Route \(driving\): ([\d.]+) km"))),
-    ReachTask("nearby", "Which railway station is nearest to Alexanderplatz, Berlin?", "Berlin Alexanderplatz",
+    PlannedTask("nearby", "Which railway station is nearest to Alexanderplatz, Berlin?", "Berlin Alexanderplatz",
               (lambda r, s: call("nearby", place="Alexanderplatz, Berlin", kind="station"),
                answer(r"^1\. (.+?) — "))),
-    ReachTask("moment", "What code number is on screen at 0:07 in the attached video?", "47",
+    PlannedTask("moment", "What code number is on screen at 0:07 in the attached video?", "47",
               (lambda r, s: call("watch_video", source="counter.mp4", start="0:07", end="0:07"),
                answer(r"^\[0:07\]\D*(\d{2})")), file_name="counter.mp4",
               write_file=lambda path: _write(counter_video, path)),
-    ReachTask("gif", "What number appears in the fourth frame of the attached animation?", "73",
+    PlannedTask("gif", "What number appears in the fourth frame of the attached animation?", "73",
               (lambda r, s: call("watch_video", source="signal.gif"), answer(r"^Frame 4 \[[^\]]*\]\D*(\d+)")),
               file_name="signal.gif", write_file=lambda path: _write(answer_gif, path)),
-    ReachTask("csv", "How many volunteers are there in the South district in total, according to "
+    PlannedTask("csv", "How many volunteers are there in the South district in total, according to "
                      "{site}/data/roster.csv?", str(roster_total()),
               (lambda r, s: call("fetch_webpage", url=f"{s}/data/roster.csv"),
                lambda r, s: call("run_python", code=CSV_CODE.format(path=grab(r"Saved to (\S+)", r[-1]))),
                answer(r"TOTAL (\d+)"))),
-    ReachTask("bigpdf", "How many shillings did the parish of Wendlebury pay in tithes, according to "
+    PlannedTask("bigpdf", "How many shillings did the parish of Wendlebury pay in tithes, according to "
                         "{site}/archive/tithes.pdf?", "412",
               (lambda r, s: call("find_in_page", source=f"{s}/archive/tithes.pdf", query="Wendlebury"),
                answer(r"\(PDF p\. 37\):\n….*?paid (\d+) shillings"))),
 ]
-
-
-def model_for(site: str) -> Callable[[dict], Reply]:
-    """The scripted model: the task is known from its question; the turn from how many tool results came back."""
-    def script(body: dict) -> Reply:
-        text = first_user_text(body)
-        task = next(t for t in TASKS if t.question.format(site=site) in text)
-        results = tool_results(body)
-        return task.plan[min(len(results), len(task.plan) - 1)](results, site)
-    return script
 
 
 @pytest.fixture(scope="module")
@@ -153,24 +130,20 @@ def services():
 
 def test_reach_batch_is_answered_correctly_through_the_real_client(services, tmp_path):
     site = services["site"].base
-    tasks = [FixtureTask(f"reach-{t.key}", t.question.format(site=site), 2, t.answer, file_name=t.file_name,
-                         write_file=t.write_file) for t in TASKS]
-    samples = list(load_split("validation", data_dir=make_gaia_folder(tmp_path / "gaia", tasks=tasks)))
-    with ScriptedOpenAI(model_for(site)) as model:
-        settings = load_settings(
-            OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False, RAG_INDEX_DIR=tmp_path / "rag",
-            VISION_MODEL_NAME="none", FETCH_ALLOWED_HOSTS=services["site"].host_port, MAX_FILE_SIZE=4000,
-            TOOL_TIMEOUT=40, OPENALEX_API_URL=services["openalex"].base, CROSSREF_API_URL=services["crossref"].base,
-            ORCID_API_URL=services["orcid"].base, NOMINATIM_URL=services["nominatim"].base,
-            OSRM_URL=services["osrm"].base, OVERPASS_URL=services["overpass"].url("/api/interpreter"))
-        pipeline = Pipeline(settings)
-        pipeline.preload()
-        result = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=tmp_path / "run", use_rag=False),
-                           settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
-    by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
-    wrong = {by_key[r.task_id]: (r.predicted, r.expected, r.error, r.reasoning_trace[-1500:])
-             for r in result.records if not r.correct}  # the trace's end: the tool reply it read
+    samples = list(load_split("validation", data_dir=make_gaia_folder(
+        tmp_path / "gaia", tasks=[t.fixture("reach", site) for t in TASKS])))
+    with ScriptedOpenAI(plan_model(TASKS, site)) as model:
+        settings = scripted_settings(
+            model.url, tmp_path, VISION_MODEL_NAME="none", FETCH_ALLOWED_HOSTS=services["site"].host_port,
+            MAX_FILE_SIZE=4000, TOOL_TIMEOUT=40, OPENALEX_API_URL=services["openalex"].base,
+            CROSSREF_API_URL=services["crossref"].base, ORCID_API_URL=services["orcid"].base,
+            NOMINATIM_URL=services["nominatim"].base, OSRM_URL=services["osrm"].base,
+            OVERPASS_URL=services["overpass"].url("/api/interpreter"))
+        result = run_planned(samples, settings, tmp_path / "run")
+    records = records_by_key(samples, TASKS, result.records)
+    wrong = {k: (r.predicted, r.expected, r.error, r.reasoning_trace[-1500:])
+             for k, r in records.items() if not r.correct}  # the trace's end: the tool reply it read
     assert not wrong and len(result.records) == len(TASKS)
-    used = {by_key[r.task_id]: r.tools_used for r in result.records}
+    used = {k: r.tools_used for k, r in records.items()}
     assert used["csv"] == ["fetch_webpage", "run_python"] and used["gif"] == used["moment"] == ["watch_video"]
     assert services["site"].hits("/archive/tithes.pdf") == 1

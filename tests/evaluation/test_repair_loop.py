@@ -14,7 +14,7 @@ import pytest
 import tools.sandbox.tool as sandbox_tool
 from agent.events import ToolResult
 from agent.pipeline import Pipeline
-from config import load_settings
+from config import Settings, load_settings
 from evaluation.compare import compare_runs
 from evaluation.rerun import failed_task_ids, rerun_config
 from evaluation.run_info import read_run_info
@@ -68,14 +68,19 @@ def sandbox_runs(monkeypatch):
     return runs
 
 
+def _pipeline(server: ScriptedOpenAI, site: LocalWebServer, tmp_path: Path) -> tuple[Settings, Pipeline]:
+    """Settings for the scripted model over the site (no delay, no retries) and a pipeline on them."""
+    settings = load_settings(OPENAI_BASE_URL=server.url, OPENAI_API_KEY=API_KEY, RAG_ENABLED=False,
+                             RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port,
+                             BATCH_QUESTION_DELAY=0, TASK_RETRY_MAX=0)
+    return settings, Pipeline(settings)
+
+
 def test_rerun_replays_only_the_failures_and_compare_shows_the_repair(site, sandbox_runs, tmp_path):
     root = make_gaia_folder(tmp_path / "gaia", tasks=TASKS)
     model = Model(site)
     with ScriptedOpenAI(model) as server:
-        settings = load_settings(OPENAI_BASE_URL=server.url, OPENAI_API_KEY=API_KEY, RAG_ENABLED=False,
-                                 RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port,
-                                 BATCH_QUESTION_DELAY=0, TASK_RETRY_MAX=0)
-        pipeline = Pipeline(settings)
+        settings, pipeline = _pipeline(server, site, tmp_path)
         first = run_evaluation(RunConfig(data_dir=root, output_dir=tmp_path / "run1", use_rag=False, concurrency=2),
                                settings, pipeline)
         assert sorted(r.correct for r in first.records) == [False, False, False, True]
@@ -112,10 +117,7 @@ def test_a_call_that_does_not_match_runs_live_and_replayed_results_are_marked(si
     root = make_gaia_folder(tmp_path / "gaia", tasks=TASKS[3:])
     model = Model(site)
     with ScriptedOpenAI(model) as server:
-        settings = load_settings(OPENAI_BASE_URL=server.url, OPENAI_API_KEY=API_KEY, RAG_ENABLED=False,
-                                 RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port,
-                                 BATCH_QUESTION_DELAY=0, TASK_RETRY_MAX=0)
-        pipeline = Pipeline(settings)
+        settings, pipeline = _pipeline(server, site, tmp_path)
         run_evaluation(RunConfig(data_dir=root, output_dir=tmp_path / "run1", use_rag=False), settings, pipeline)
         seen = len(site.requests)
         model.variant = "-v2"  # another page: the fetch is live, the Python run still matches

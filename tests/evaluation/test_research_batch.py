@@ -16,20 +16,16 @@ from __future__ import annotations
 
 import base64
 import io
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from agent.pipeline import Pipeline
-from config import load_settings
 from evaluation.dataset import load_split
-from evaluation.runner import RunConfig, run_batch
-from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
+from tests.support.gaia_fixture import make_gaia_folder
 from tests.support.media import make_video
-from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
+from tests.support.openai_server import Reply, ScriptedOpenAI, call, say
 from tests.support.research_site import (
     ArxivPaper,
     MediaWikiDouble,
@@ -39,43 +35,29 @@ from tests.support.research_site import (
     multipage_pdf,
     wayback_double,
 )
+from tests.support.scripted_batch import (
+    PlannedTask,
+    answer,
+    grab,
+    plan_model,
+    records_by_key,
+    run_planned,
+    scripted_settings,
+)
 from tests.support.web_server import LocalWebServer, Route
 from tests.support.web_server import Reply as WebReply
 from tests.support.youtube import VIDEO_ID, RecordedYouTube
 
-Plan = Callable[[list[str], str], Reply]
-"""One model turn: (tool results so far, the site's base URL) -> the model's reply."""
-
 
 @dataclass(frozen=True)
-class ResearchTask:
-    """One task of the batch: what is asked, the answer, what the site serves for it, and the model's plan."""
+class ResearchTask(PlannedTask):
+    """A planned task and what the loopback site serves for it (routes by path, from the site's base URL)."""
 
-    key: str
-    question: str
-    """May name `{site}`, the loopback site's base URL."""
-    answer: str
-    plan: tuple[Plan, ...]
     routes: Callable[[str], dict[str, Route]] = field(default=lambda site: {})
-    level: int = 2
-    file_name: str = ""
-    """An attachment, written by `write_file` into the task's folder."""
-    write_file: Callable[[Path], None] | None = None
-
-
-def grab(pattern: str, text: str) -> str:
-    """The first group of `pattern` in `text`, or a marker that makes the answer wrong."""
-    found = re.search(pattern, text)
-    return found.group(1) if found else "NOT-FOUND"
 
 
 def last_page(result: str) -> int:
     return int(grab(r"\[page 1 of (\d+)\]", result).replace("NOT-FOUND", "1"))
-
-
-def answer(pattern: str, clean: Callable[[str], str] = lambda s: s) -> Plan:
-    """The final turn: the answer read from the last tool result."""
-    return lambda results, site: say(f"FINAL ANSWER: {clean(grab(pattern, results[-1]))}")
 
 
 LAST_FACT = "The keeper's final logbook entry records 7,318 ships."
@@ -212,11 +194,6 @@ TASKS: list[ResearchTask] = [
 ]
 
 
-def _fixture_task(task: ResearchTask, site: str) -> FixtureTask:
-    return FixtureTask(f"research-{task.key}", task.question.format(site=site), task.level, task.answer,
-                       file_name=task.file_name, write_file=task.write_file)
-
-
 @pytest.fixture(scope="module")
 def site():
     with LocalWebServer({}) as server:
@@ -225,39 +202,21 @@ def site():
         yield server
 
 
-def model_for(site: str) -> Callable[[dict], Reply]:
-    """The scripted model: the task is known from its question; the turn from how many tool results came back."""
-    def script(body: dict) -> Reply:
-        seen = vision_reply(body)
-        if seen is not None:
-            return seen
-        text = first_user_text(body)
-        task = next(t for t in TASKS if t.question.format(site=site) in text)
-        results = tool_results(body)
-        return task.plan[min(len(results), len(task.plan) - 1)](results, site)
-    return script
-
-
 def test_research_batch_is_answered_correctly_by_reading_on(site, tmp_path, monkeypatch):
     RecordedYouTube().install(monkeypatch)  # the YouTube task: captions and metadata, no download
-    root = make_gaia_folder(tmp_path / "gaia", tasks=[_fixture_task(t, site.base) for t in TASKS])
+    root = make_gaia_folder(tmp_path / "gaia", tasks=[t.fixture("research", site.base) for t in TASKS])
     samples = list(load_split("validation", data_dir=root))
-    with ScriptedOpenAI(model_for(site.base)) as model:
-        settings = load_settings(
-            OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False, RAG_INDEX_DIR=tmp_path / "rag",
-            FETCH_ALLOWED_HOSTS=site.host_port, WIKIPEDIA_API_URL=site.url("/w/api.php"),
+    with ScriptedOpenAI(plan_model(TASKS, site.base, vision_reply)) as model:
+        settings = scripted_settings(
+            model.url, tmp_path, FETCH_ALLOWED_HOSTS=site.host_port, WIKIPEDIA_API_URL=site.url("/w/api.php"),
             WAYBACK_API_URL=site.url("/wayback/available"), ARXIV_API_URL=site.url("/api/query"),
             MAX_FILE_SIZE=4000, TOOL_TIMEOUT=20)
-        pipeline = Pipeline(settings)
-        pipeline.preload()
-        result = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=tmp_path / "run", use_rag=False),
-                           settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
-    records = {r.task_id: r for r in result.records}
-    by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
-    wrong = {by_key[i]: (r.predicted, r.expected, r.error) for i, r in records.items() if not r.correct}
+        result = run_planned(samples, settings, tmp_path / "run")
+    records = records_by_key(samples, TASKS, result.records)
+    wrong = {k: (r.predicted, r.expected, r.error) for k, r in records.items() if not r.correct}
     assert not wrong and len(records) == len(TASKS)
     assert site.hits("/lighthouse") == 1  # page 1 and the last page: one download
-    used = {by_key[i]: r.tools_used for i, r in records.items()}
+    used = {k: r.tools_used for k, r in records.items()}
     assert used["paging"] == ["fetch_webpage"] and used["paper"] == ["arxiv_search", "find_in_page"]
     assert used["image"] == ["fetch_webpage", "analyze_image"] and used["video"] == used["youtube"] == ["watch_video"]
-    assert {by_key[i]: r.steps for i, r in records.items()}["paging"] == 3  # page 1, the last page, the answer
+    assert records["paging"].steps == 3  # page 1, the last page, the answer

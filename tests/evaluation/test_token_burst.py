@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.limiter import RateLimiter
 from models.client import ResponseInfo
-from tests.evaluation.test_limiter import FakeClock
+from tests.support.fake_clock import FakeClock
 
 TPM = 48_000.0
 RATE = TPM / 60.0

@@ -70,3 +70,19 @@ class AppServer(ProcessLoopbackServer):
     def cwd(self) -> Path:
         """The app folder (the repository by default), so `app.py` finds its modules."""
         return self.root
+
+    def upload(self, name: str, data: bytes, timeout: float = 60) -> tuple[int, str]:
+        """POST a file to gradio's upload route as a browser would: (HTTP status, the reply's text)."""
+        import urllib.error
+        import urllib.request
+
+        boundary = "testuploadboundary"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        request = urllib.request.Request(self.url + "gradio_api/upload", data=body, method="POST",
+                                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode("utf-8", "replace")

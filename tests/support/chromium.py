@@ -1,4 +1,4 @@
-"""Debian's headless Chromium for the app's browser tests: its path, its flags, the marks of a browser module."""
+"""Debian's headless Chromium for the browser tests: its path, its flags, the marks of a browser module."""
 
 from __future__ import annotations
 
@@ -16,3 +16,11 @@ BROWSER_MARKS = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at /usr/bin/chromium"),
 ]
 """A browser test module's `pytestmark`."""
+
+
+def browser_tool_marks() -> list[pytest.MarkDecorator]:
+    """A browser-tools test module's `pytestmark`: skipped where the tools themselves say they cannot run."""
+    from tools.browser.engine import chromium_missing
+
+    missing = chromium_missing(str(CHROMIUM))
+    return [pytest.mark.integration, pytest.mark.skipif(missing is not None, reason=missing or "")]

@@ -322,6 +322,40 @@ class BrowserHarness:
 
         release_engine(engine_config(self.settings))
 
+    def __enter__(self) -> BrowserHarness:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class ToolRun:
+    """One run over a harness: `run(tool, **args)` -> the reply (asserted ok); `run.fail(...)` -> the failure text.
+
+    `run.work` is the run's workspace; leaving the `with` block closes it (and so its browser context).
+    """
+
+    def __init__(self, harness: BrowserHarness) -> None:
+        self.harness = harness
+        self.work = harness.workspace()
+
+    def __call__(self, name: str, **args: Any) -> str:
+        outcome = self.harness.call(self.work, name, **args)
+        assert outcome.ok, outcome.output
+        return str(outcome.output)
+
+    def fail(self, name: str, **args: Any) -> str:
+        """The failure text of `name(**args)`, asserting it failed."""
+        outcome = self.harness.call(self.work, name, **args)
+        assert not outcome.ok, outcome.output
+        return str(outcome.output)
+
+    def __enter__(self) -> ToolRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.work.close()
+
 
 def ref_of(snapshot: str, pattern: str) -> str:
     """The ref of the first snapshot line matching `pattern` (a regex after the ref), e.g. 'button "Apply"'."""

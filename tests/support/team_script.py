@@ -9,6 +9,7 @@ The orchestrator's requests are told apart by their last words (ledger, round, p
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,6 +58,29 @@ def delegate_calls(*calls: tuple[str, str]) -> Reply:
 
 LEDGER_TEXT = ("FACTS GIVEN: the question\nFACTS TO LOOK UP: the value\nFACTS TO DERIVE: none\n"
                "EDUCATED GUESSES: none\nPLAN: 1. ask a worker")
+
+
+def progress_reply(satisfied: bool, progress: bool = True) -> Reply:
+    """The orchestrator's progress check as JSON (never looping)."""
+    return say(json.dumps({"satisfied": satisfied, "looping": False, "progress": progress, "next_step": "go on"}))
+
+
+def orchestrator_script(*delegations: tuple[str, str], answer: Reply,
+                        satisfied: bool = True) -> Callable[[dict[str, Any]], Reply]:
+    """An orchestrator that writes LEDGER_TEXT, delegates `delegations` each round and answers `answer`.
+
+    Its progress check says `satisfied` (and progressing) every time.
+    """
+    def orchestrator(body: dict[str, Any]) -> Reply:
+        kind = kind_of(body)
+        if kind == "ledger":
+            return say(LEDGER_TEXT)
+        if kind == "round":
+            return delegate_calls(*delegations)
+        if kind == "progress":
+            return progress_reply(satisfied)
+        return answer
+    return orchestrator
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Sandbox tests count the processes a test leaves behind: only those it started itself."""
+"""Shared fixtures of the tools tests: sandbox process baselines and browser runs over a module's `site`."""
 
 from __future__ import annotations
 
@@ -16,3 +16,21 @@ def _processes_running_before_the_test(request):
     support.BASELINE = set()
     support.BASELINE = set(support.leftover_pids())
     yield
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    """The browser tools over the module's `site` only, one shared Chromium for the module."""
+    from tests.support.js_sites import BrowserHarness
+
+    with BrowserHarness(site.host_port) as harness:
+        yield harness
+
+
+@pytest.fixture
+def run(browser):
+    """One run (its own workspace and browser context) over the module's `browser`; see ToolRun."""
+    from tests.support.js_sites import ToolRun
+
+    with ToolRun(browser) as tool_run:
+        yield tool_run

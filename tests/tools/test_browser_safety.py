@@ -11,12 +11,11 @@ import time
 
 import pytest
 
+from tests.support.chromium import browser_tool_marks
 from tests.support.js_sites import BrowserHarness, Canary
 from tests.support.web_server import LocalWebServer, Reply
-from tools.browser.engine import chromium_missing
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(chromium_missing("/usr/bin/chromium") is not None, reason="no Playwright/Chromium")]
+pytestmark = browser_tool_marks()
 
 
 def _page(body: str, script: str = "") -> Reply:
@@ -62,13 +61,6 @@ def canary():
 def site(canary):
     with LocalWebServer(attack_pages(canary.port)) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    harness = BrowserHarness(site.host_port)
-    yield harness
-    harness.close()
 
 
 @pytest.mark.parametrize("path", ["/http-redirect", "/js-redirect", "/img", "/iframe", "/fetch", "/websocket",

@@ -1,7 +1,7 @@
 """The browser tools operate loopback JavaScript sites whose data a static reader never sees.
 
 One Chromium serves the whole module (the harness's shared engine); each test is its own run with its
-own workspace, so its own browser context.
+own workspace, so its own browser context (the `browser` and `run` fixtures of tests/tools/conftest.py).
 """
 
 from __future__ import annotations
@@ -12,39 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chromium import browser_tool_marks
 from tests.support.js_sites import BrowserHarness, expected_count, js_sites, ref_of
-from tools.browser.engine import chromium_missing
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(chromium_missing("/usr/bin/chromium") is not None, reason="no Playwright/Chromium")]
+pytestmark = browser_tool_marks()
 
 
 @pytest.fixture(scope="module")
 def site():
     with js_sites() as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    harness = BrowserHarness(site.host_port)
-    yield harness
-    harness.close()
-
-
-@pytest.fixture
-def run(browser):
-    """One run: a workspace whose browser context is closed when it closes; `run(tool, **args)` -> output."""
-    work = browser.workspace()
-
-    def call(name: str, **args: object) -> str:
-        outcome = browser.call(work, name, **args)
-        assert outcome.ok, outcome.output
-        return str(outcome.output)
-
-    call.work = work
-    yield call
-    work.close()
 
 
 def test_search_box_results_and_a_detail_page_rendered_by_javascript(run, site):

@@ -1,6 +1,7 @@
 """Every widget of tests/support/widget_sites.py operated through the browser tools in real Chromium.
 
-One Chromium and one site serve the module; each test is its own run (workspace, browser context).
+One Chromium and one site serve the module; each test is its own run (workspace, browser context): the
+`browser` and `run` fixtures of tests/tools/conftest.py.
 The last test drives one page through the agent loop: the real OpenAI client against the scripted server.
 """
 
@@ -10,45 +11,17 @@ import re
 
 import pytest
 
-from tests.support.js_sites import BrowserHarness, ref_of
+from tests.support.chromium import browser_tool_marks
+from tests.support.js_sites import ref_of
 from tests.support.widget_sites import LONG_TEXT, widget_sites
-from tools.browser.engine import chromium_missing
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(chromium_missing("/usr/bin/chromium") is not None, reason="no Playwright/Chromium")]
+pytestmark = browser_tool_marks()
 
 
 @pytest.fixture(scope="module")
 def site():
     with widget_sites() as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    harness = BrowserHarness(site.host_port)
-    yield harness
-    harness.close()
-
-
-@pytest.fixture
-def run(browser):
-    """One run: `run(tool, **args)` -> the reply (asserted ok); `run.fail(tool, **args)` -> the failure text."""
-    work = browser.workspace()
-
-    def call(name: str, **args: object) -> str:
-        outcome = browser.call(work, name, **args)
-        assert outcome.ok, outcome.output
-        return str(outcome.output)
-
-    def fail(name: str, **args: object) -> str:
-        outcome = browser.call(work, name, **args)
-        assert not outcome.ok, outcome.output
-        return str(outcome.output)
-
-    call.work, call.fail = work, fail
-    yield call
-    work.close()
 
 
 def test_headers_drawn_as_h3_role_tab_get_refs_and_open_their_panel(run, site):

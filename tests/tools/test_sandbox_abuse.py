@@ -7,7 +7,6 @@ Every payload runs on both backends, each forced with SANDBOX_MODE (bwrap; landl
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from config import PROJECT_ROOT
+from tests.support.counting_listener import TCPListener
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
 
 SECRET = "sk-test-SANDBOX-must-not-see-9f3a7c"
@@ -165,33 +165,6 @@ def test_host_tmp_is_not_the_sandbox_tmp(backend, tmp_path):
     assert host_file.read_text() == "host data"
 
 
-class _Listener:
-    """A TCP server on 127.0.0.1 that records every connection it accepts."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self.sock.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-                self.accepted += 1
-                conn.close()
-            except OSError:
-                continue
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(1)
-        self.sock.close()
-
-
 NETWORK = {
     "tcp_loopback_server": "__import__('socket').create_connection(('127.0.0.1', {port}), timeout=2)",
     "tcp_external": "__import__('socket').create_connection(('1.1.1.1', 80), timeout=2)",
@@ -208,7 +181,7 @@ NETWORK = {
 
 @pytest.mark.parametrize("name", sorted(NETWORK))
 def test_network_is_unreachable(backend, name):
-    server = _Listener()
+    server = TCPListener()
     try:
         out = run(backend=backend, code=_try(NETWORK[name].format(port=server.port)))
     finally:

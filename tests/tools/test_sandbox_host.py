@@ -10,7 +10,6 @@ and times unchanged, the thread and the other run alive), not from what the payl
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.counting_listener import UnixListener
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
 from tools.sandbox.pool import SPARES
 
@@ -89,38 +89,8 @@ def test_a_write_bomb_stops_at_the_calls_disk_cap_and_leaves_nothing(backend, ke
     assert _left_workdirs(made_workdirs) == set()
 
 
-class _UnixListener:
-    """A host process's pathname UNIX socket (stream), counting accepted connections."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(str(path))
-        os.chmod(path, 0o777)
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.accepted = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-                self.accepted += 1
-                conn.close()
-            except OSError:
-                continue
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(1)
-        self.sock.close()
-
-
 def test_a_host_pathname_socket_is_unreachable(backend, tmp_path):
-    listener = _UnixListener(tmp_path / "host.sock")
+    listener = UnixListener(tmp_path / "host.sock")
     path = str(listener.path)
     attempts = {
         "stream": f"s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect({path!r})",

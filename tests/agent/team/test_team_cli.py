@@ -11,20 +11,9 @@ import pytest
 
 from tests.agent.test_cli import run_cli
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say, tool_results
-from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of
+from tests.support.team_script import TeamScript, orchestrator_script
 
 pytestmark = pytest.mark.integration
-
-
-def _orchestrator(body: dict[str, Any]) -> Reply:
-    kind = kind_of(body)
-    if kind == "ledger":
-        return say(LEDGER_TEXT)
-    if kind == "round":
-        return delegate_calls(("coder", "Compute 2**10 + 7 with the calculator."))
-    if kind == "progress":
-        return say('{"satisfied": true, "looping": false, "progress": true}')
-    return say("FINAL ANSWER: 1031")
 
 
 def _coder(body: dict[str, Any]) -> Reply:
@@ -33,7 +22,9 @@ def _coder(body: dict[str, Any]) -> Reply:
 
 
 def test_strategy_flag_runs_the_team_and_the_trace_names_the_worker(tmp_path: Path) -> None:
-    script = TeamScript({"orchestrator": _orchestrator, "coder": _coder})
+    script = TeamScript({"orchestrator": orchestrator_script(("coder", "Compute 2**10 + 7 with the calculator."),
+                                                         answer=say("FINAL ANSWER: 1031")),
+                         "coder": _coder})
     with ScriptedOpenAI(script) as srv:
         done: subprocess.CompletedProcess[str] = run_cli(["--no-rag", "--json", "--trace", "--strategy", "team",
                                                           "What is 2**10 + 7?"], srv, tmp_path)

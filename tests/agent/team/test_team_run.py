@@ -22,7 +22,15 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, count_tokens, say, tool_results
 from tests.support.research_site import FILLER
-from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of, last_user
+from tests.support.team_script import (
+    LEDGER_TEXT,
+    TeamScript,
+    delegate_calls,
+    kind_of,
+    last_user,
+    orchestrator_script,
+    progress_reply,
+)
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
 from tools.calculator import make_calculator_tools
@@ -41,10 +49,6 @@ def _pipeline(srv: ScriptedOpenAI, factories: list[Any], **overrides: Any) -> Pi
                     raise_internal_errors=True)
 
 
-def _progress(satisfied: bool, progress: bool = True) -> Reply:
-    return say(json.dumps({"satisfied": satisfied, "looping": False, "progress": progress, "next_step": "go on"}))
-
-
 def _offered(body: dict[str, Any]) -> list[str]:
     return [t["function"]["name"] for t in body.get("tools", [])]
 
@@ -54,16 +58,9 @@ def test_two_attachments_are_read_by_two_readers_at_once(tmp_path: Path) -> None
     first.write_text("North warehouse: 1200 crates.\n")
     second.write_text("South warehouse: 34 crates.\n")
 
-    def orchestrator(body: dict[str, Any]) -> Reply:
-        kind = kind_of(body)
-        if kind == "ledger":
-            return say(LEDGER_TEXT)
-        if kind == "round":
-            return delegate_calls(("reader", f"Read {first} and report the crates."),
-                                  ("reader", f"Read {second} and report the crates."))
-        if kind == "progress":
-            return _progress(satisfied=True)
-        return say("1200 + 34 crates.\nFINAL ANSWER: 1234")
+    orchestrator = orchestrator_script(("reader", f"Read {first} and report the crates."),
+                                       ("reader", f"Read {second} and report the crates."),
+                                       answer=say("1200 + 34 crates.\nFINAL ANSWER: 1234"))
 
     def reader(body: dict[str, Any]) -> Reply:
         if results := tool_results(body):
@@ -104,16 +101,9 @@ def test_a_twenty_step_chain_stays_in_the_researcher(tmp_path: Path) -> None:
     with LocalWebServer(_chain_site(20)) as site:
         start = site.url("/page1")
 
-        def orchestrator(body: dict[str, Any]) -> Reply:
-            kind = kind_of(body)
-            if kind == "ledger":
-                return say(LEDGER_TEXT)
-            if kind == "round":
-                return delegate_calls(("researcher", f"Follow the chain of pages from {start} to its end; "
-                                                     "report the keeper's number."))
-            if kind == "progress":
-                return _progress(satisfied=True)
-            return say("FINAL ANSWER: 4512")
+        orchestrator = orchestrator_script(("researcher", f"Follow the chain of pages from {start} to its end; "
+                                                          "report the keeper's number."),
+                                           answer=say("FINAL ANSWER: 4512"))
 
         def researcher(body: dict[str, Any]) -> Reply:
             results = tool_results(body)
@@ -140,16 +130,8 @@ def test_a_twenty_step_chain_stays_in_the_researcher(tmp_path: Path) -> None:
 
 
 def test_each_role_is_offered_exactly_its_tools(tmp_path: Path) -> None:
-    def orchestrator(body: dict[str, Any]) -> Reply:
-        kind = kind_of(body)
-        if kind == "ledger":
-            return say(LEDGER_TEXT)
-        if kind == "round":
-            return delegate_calls(("researcher", "look it up"), ("reader", "read it"), ("coder", "compute it"),
-                                  ("browser", "operate it"))
-        if kind == "progress":
-            return _progress(satisfied=True)
-        return say("FINAL ANSWER: done")
+    orchestrator = orchestrator_script(("researcher", "look it up"), ("reader", "read it"), ("coder", "compute it"),
+                                       ("browser", "operate it"), answer=say("FINAL ANSWER: done"))
 
     script = TeamScript({"orchestrator": orchestrator, **{r: (lambda b: say("nothing to do")) for r in
                                                           ("researcher", "reader", "coder", "browser")}})
@@ -186,7 +168,7 @@ def test_two_empty_reports_make_a_new_plan_and_the_browser_succeeds() -> None:
                                   else ("researcher", "find the value"))
         if kind == "progress":
             found = "value is 42" in last_user(body)
-            return _progress(satisfied=found, progress=found)
+            return progress_reply(satisfied=found, progress=found)
         return say("FINAL ANSWER: 42")
 
     script = TeamScript({"orchestrator": orchestrator, "researcher": lambda b: say(""),
@@ -206,15 +188,7 @@ def test_two_empty_reports_make_a_new_plan_and_the_browser_succeeds() -> None:
 
 @pytest.mark.parametrize("limit", ["iterations", "tokens"])
 def test_workers_spend_the_tasks_own_budget(limit: str) -> None:
-    def orchestrator(body: dict[str, Any]) -> Reply:
-        kind = kind_of(body)
-        if kind == "ledger":
-            return say(LEDGER_TEXT)
-        if kind == "round":
-            return delegate_calls(("coder", "add one forever"))
-        if kind == "progress":
-            return _progress(satisfied=False, progress=True)
-        return say("FINAL ANSWER: 7")
+    orchestrator = orchestrator_script(("coder", "add one forever"), answer=say("FINAL ANSWER: 7"), satisfied=False)
 
     script = TeamScript({"orchestrator": orchestrator,
                          "coder": lambda b: call("calculator", expression="1+1") if b.get("tools") else say("gave up")})
