@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from tools.budgeted import JobLimits, run_worker
+from tools import budgeted
+from tools.budgeted import JobLimits
 from tools.errors import ToolFailure
 
 Reader = Literal["docx", "pptx", "pdf", "excel"]
@@ -67,7 +68,7 @@ def parse_document(reader: Reader, source: Path | bytes, label: str, on_part: Ca
             (folder / "document").write_bytes(source)
             source = folder / "document"
         request = {"reader": reader, "path": str(source), "label": label, "options": options}
-        done = run_worker("tools.document_worker", request, limits, folder, keep)
+        done = budgeted.run_worker("tools.document_worker", request, limits, folder, keep)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.reply is None:

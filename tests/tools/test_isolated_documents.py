@@ -9,7 +9,7 @@ import pytest
 
 from config import load_settings
 from tests.support import bombs
-from tools import isolated
+from tools import budgeted, isolated
 from tools.budgeted import JobLimits
 from tools.context import ToolContext
 from tools.errors import ToolFailure
@@ -26,13 +26,13 @@ def _rss_mb() -> float:
 def jobs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The readers that ran in a worker process during the test."""
     ran: list[str] = []
-    real = isolated.run_worker
+    real = budgeted.run_worker
 
     def recording(module: str, request: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         ran.append(request["reader"])
         return real(module, request, *args, **kwargs)
 
-    monkeypatch.setattr(isolated, "run_worker", recording)
+    monkeypatch.setattr(budgeted, "run_worker", recording)
     return ran
 
 
