@@ -21,6 +21,7 @@ from config import Settings
 from tools.context import ToolContext
 from tools.errors import MissingDependency, ToolFailure
 from tools.filetypes import looks_binary
+from tools.isolated import document_limits, parse_document
 from tools.paging import read_paged
 from tools.paths import human_size, resolve_path
 from tools.spreadsheet import Sheet, column_letter, render_sheet
@@ -275,7 +276,8 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
 
         def produce() -> str:
             return (f"File: {file.name} ({human_size(file.stat().st_size)})\n"
-                    + read_spreadsheet(file, max_rows=SCAN_ROWS))
+                    + parse_document("excel", file, file.name, limits=document_limits(settings.TOOL_TIMEOUT),
+                                   max_rows=SCAN_ROWS))  # in the budgeted worker
 
         return read_paged(ToolContext.of(config).work, file, "parse_excel", produce, budget, page)
 

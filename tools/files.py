@@ -29,11 +29,12 @@ MEMBERS_BUDGET = 10_000
 
 
 def read_path(path: Path, budget: int | None = None, depth: int = 0, workspace: Workspace | None = None,
-              members_budget: int = MEMBERS_BUDGET) -> str:
+              members_budget: int = MEMBERS_BUDGET, seconds: float | None = None) -> str:
     """A header line (name, type, size) and the file's whole content as text; ToolFailure when it cannot be read.
 
     `budget` (characters) is given only for members of an archive, which share the reply; a file read
-    on its own is returned whole, for read_file to page.
+    on its own is returned whole, for read_file to page. A document's parse (PDF, office, spreadsheet) runs
+    in the budgeted worker, stopped after `seconds` (the call's TOOL_TIMEOUT; tools.isolated's figure when None).
     """
     size = path.stat().st_size
     with open(path, "rb") as handle:
@@ -43,11 +44,14 @@ def read_path(path: Path, budget: int | None = None, depth: int = 0, workspace: 
         raise ToolFailure(f"{path.name} is empty (0 bytes): there is nothing to read. Check that this is the right "
                           "file; if it came from a download, fetch it again.", "empty_file")
     header = f"File: {path.name} ({description}, {human_size(size)})"
-    return header + "\n\n" + _body(path, kind, description, size, budget, depth, workspace, members_budget)
+    return header + "\n\n" + _body(path, kind, description, size, budget, depth, workspace, members_budget, seconds)
 
 
 def _body(path: Path, kind: Kind, description: str, size: int, budget: int | None, depth: int,
-          workspace: Workspace | None, members_budget: int = MEMBERS_BUDGET) -> str:
+          workspace: Workspace | None, members_budget: int = MEMBERS_BUDGET, seconds: float | None = None) -> str:
+    from tools.isolated import document_limits, parse_document
+
+    limits = document_limits(seconds)
     claimed = EXTENSIONS.get(path.suffix.lower())
     if kind == "binary" and claimed in ("image", "audio", "video"):
         raise ToolFailure(f"{path.name} has a {path.suffix} extension but its content is not a recognisable {claimed} "
@@ -56,25 +60,19 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int | Non
     if kind in ("image", "audio", "video", "binary"):
         raise ToolFailure(f"{path.name} looks like a binary file ({description}), not text; {TOOL_ADVICE[kind]}.",
                           "wrong_tool")
-    if kind == "docx":
-        from tools.office import docx_to_text
-
-        return docx_to_text(path)
-    if kind == "pptx":
-        from tools.office import pptx_to_text
-
-        return pptx_to_text(path)
+    if kind in ("docx", "pptx"):  # parsed in the budgeted worker (tools.isolated), like PDFs and spreadsheets
+        return parse_document(kind, path, path.name, limits=limits)
     if kind == "pdf":
-        from tools.pdf import pdf_to_text
+        from tools.pdf import pages_folder
 
-        return pdf_to_text(path, label=path.name, char_budget=budget)
+        return parse_document("pdf", path, path.name, limits=limits, char_budget=budget, pages_dir=pages_folder())
     if kind == "excel":
-        from tools.excel import SCAN_ROWS, read_spreadsheet
+        from tools.excel import SCAN_ROWS
 
-        return read_spreadsheet(path, max_rows=SCAN_ROWS if budget is None else 200)
+        return parse_document("excel", path, path.name, limits=limits, max_rows=SCAN_ROWS if budget is None else 200)
     if kind == "zip":
         def member_reader(member: Path, share: int, level: int) -> str:
-            return read_path(member, share, level, workspace)
+            return read_path(member, share, level, workspace, seconds=seconds)
 
         return read_zip(path, member_reader, budget or members_budget, depth, workspace)
     return _read_text(path, kind, size)
@@ -137,7 +135,8 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
             page: Which page of a long file to read (1 is the first).
         """
         file, work = resolve_path(path, config), ToolContext.of(config).work
-        return read_paged(work, file, "read_file", lambda: read_path(file, workspace=work, members_budget=budget),
+        return read_paged(work, file, "read_file", lambda: read_path(file, workspace=work, members_budget=budget,
+                                                                       seconds=settings.TOOL_TIMEOUT),
                           budget, page)
 
     return [read_file]

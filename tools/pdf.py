@@ -57,8 +57,13 @@ def _open(data: bytes, label: str) -> Any:
                           "Try read_file to inspect it, or find another copy.", "corrupt_file") from None
 
 
-def pdf_parts(source: Path | bytes, label: str = "PDF", char_budget: int | None = None) -> Iterator[str]:
-    """The text of `pdf_to_text` in parts: the header line, then each page's part, then any closing note."""
+def pdf_parts(source: Path | bytes, label: str = "PDF", char_budget: int | None = None,
+              pages_dir: Path | None = None) -> Iterator[str]:
+    """The text of `pdf_to_text` in parts: the header line, then each page's part, then any closing note.
+
+    In this process, unbounded: the tools call it through `tools.isolated` (the budgeted worker). A scanned
+    PDF's pages are rendered into `pages_dir` (the process workspace when None).
+    """
     data = source.read_bytes() if isinstance(source, Path) else source
     with _open(data, label) as pdf:
         try:
@@ -84,7 +89,7 @@ def pdf_parts(source: Path | bytes, label: str = "PDF", char_budget: int | None 
             yield (f"…[{total - MAX_PAGES} more pages not parsed (over {MAX_PAGES}); read them with run_python: "
                    "pdfplumber.open(path).pages[N - 1].extract_text()]")
         if total and stopped_at is None and empty_pages == min(total, MAX_PAGES):
-            yield _scanned_note(data)
+            yield _scanned_note(data, pages_dir)
 
 
 def _page_part(page: Any, number: int) -> tuple[str, int]:
@@ -110,17 +115,24 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF", char_budget: int | Non
     """Every page as '--- Page N ---' + text, then its tables as markdown; ToolFailure when unreadable.
 
     Parsing stops once `char_budget` characters are produced (the rest could not be shown anyway),
-    with a note saying which pages were left and how to read them.
+    with a note saying which pages were left and how to read them. Parsed in the budgeted worker.
     """
-    return "\n".join(pdf_parts(source, label, char_budget))
+    from tools.isolated import parse_document
+
+    return parse_document("pdf", source, label, char_budget=char_budget, pages_dir=pages_folder())
 
 
-def _scanned_note(data: bytes, max_pages: int = 10) -> str:
+def pages_folder() -> str:
+    """Where a scanned PDF's pages are rendered for image_ocr (the process workspace's pdf-pages)."""
+    return str(process_workspace().subdir("pdf-pages"))
+
+
+def _scanned_note(data: bytes, pages_dir: Path | None = None, max_pages: int = 10) -> str:
     """Render the pages of a PDF without a text layer to PNGs so image_ocr can read them."""
     try:
         import pypdfium2 as pdfium
 
-        directory = process_workspace().subdir("pdf-pages")
+        directory = pages_dir or process_workspace().subdir("pdf-pages")
         document = pdfium.PdfDocument(data)
         paths = []
         for index in range(min(len(document), max_pages)):

@@ -35,12 +35,16 @@ class PdfParse:
         return self
 
     def _run(self) -> None:
-        from tools.pdf import pdf_parts
+        from tools.isolated import parse_document
+        from tools.pdf import pages_folder
 
-        try:
-            for part in pdf_parts(self.path.read_bytes(), self.label):
-                with self._lock:
-                    self.parts.append(part)
+        def keep(part: str) -> None:
+            with self._lock:
+                self.parts.append(part)
+
+        try:  # in the budgeted worker; its pages stream back as they are parsed
+            parse_document("pdf", self.path.read_bytes(), self.label, keep,
+                           pages_dir=pages_folder())
         except ToolFailure as exc:
             self.error = exc
         except Exception as exc:  # noqa: BLE001 - a damaged file must end the parse, not hang its readers

@@ -75,6 +75,9 @@ JOBS = {"preview": preview, "load_tasks": load_tasks}
 
 def main() -> int:
     """Serve one request from stdin; failures a visitor can act on come back as a refusal, bugs as their type."""
+    from tools.isolated import parse_inline
+
+    parse_inline()  # this process is the budget: its documents are parsed here, not in a worker of its own
     request = json.loads(sys.stdin.read())
     settings = load_settings(**request["settings"])
     try:

@@ -114,3 +114,31 @@ def compression_bomb(encoding: str, gib: int = 1) -> bytes:
     wbits = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}[encoding]
     deflate = zlib.compressobj(9, zlib.DEFLATED, wbits)
     return b"".join(deflate.compress(zeros) for _ in range(steps)) + deflate.flush()
+
+
+_DOCX_TYPES = ('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+               'content-types"><Default Extension="xml" ContentType="application/xml"/><Default Extension="rels" '
+               'ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override '
+               'PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+               'wordprocessingml.document.main+xml"/></Types>')
+_DOCX_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
+              '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+              '2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
+
+
+def parseable_docx(path: Path, megabytes: int = 60) -> Path:
+    """A VALID docx of `megabytes` MB of one-word paragraphs, under the unpacked cap: only the parse's limits hold it.
+
+    60 MB of XML (400 KB zipped) took 160 s of CPU and 1.1 GiB to parse in full.
+    """
+    paragraph = b"<w:p><w:r><w:t>x</w:t></w:r></w:p>"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr("[Content_Types].xml", _DOCX_TYPES)
+        archive.writestr("_rels/.rels", _DOCX_RELS)
+        with archive.open("word/document.xml", "w") as part:
+            part.write(b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>')
+            block = paragraph * 4096
+            for _ in range(megabytes * 2**20 // len(block)):
+                part.write(block)
+            part.write(b"</w:body></w:document>")
+    return path

@@ -97,7 +97,8 @@ class WebReader:
         if path.suffix.lower() == ".pdf":
             return pdf_document(work, path, path.name, f'parse_pdf(path="{path}", page={{page}})', self.max_chars,
                                 time.monotonic() + self.timeout_s - 1.0)
-        return file_document(work, path, "read_file", lambda: read_path(path, workspace=work), self.max_chars)
+        return file_document(work, path, "read_file", lambda: read_path(path, workspace=work, seconds=self.timeout_s),
+                             self.max_chars)
 
 
 def looks_like_url(source: str) -> bool:
