@@ -310,13 +310,14 @@ def main(argv: list[str] | None = None) -> int:
                      if name in ("window429", "longchain") else ""), flush=True)
     ok = all(r["errors"] == 0 for r in rows) and all(
         r["ceiling_ratio"] >= (0.9 if r["mode"] in ("tpm", "theaders", "tminute", "theaders60", "tfive") else 0.95)
-        for r in rows if r["mode"] not in ("sequential", "window429", "longchain")) \
+        for r in rows if r["mode"] not in ("sequential", "window429")) \
         and all(r["rate_fraction"] >= 0.95 for r in rows if r["mode"] in ("window429", "longchain")) \
         and all(r["token_429s"] <= 3 for r in rows if r["mode"] in ("tminute", "theaders60", "tfive")) \
         and all(r["token_429s"] == 0 and r["max_60s_tokens"] <= args.tpm for r in rows if r["mode"] == "tpm") \
         and all(r["429s"] <= 2 for r in rows if r["mode"] == "window429")
-    print("goal (concurrent modes >= 0.95 of the ceiling; tpm >= 0.9, never over its cap in any 60 s; window429 "
-          ">= 0.95 of the ceiling's rate with at most 2 rejections; no task failed):", "met" if ok else "NOT met")
+    print("goal (concurrent modes and longchain >= 0.95 of the ceiling; tpm >= 0.9, never over its cap in any 60 s; "
+          "window429 >= 0.95 of the ceiling's rate with at most 2 rejections; no task failed):",
+          "met" if ok else "NOT met")
     return 0 if ok else 1
 
 
