@@ -8,7 +8,7 @@ has made the most requests goes first (ties: the earliest to ask). Only ready re
 waiter records when its budgets open (its slot) at every look, and one whose slot is later (held back
 by its own token budget) never blocks another that fits now; one whose slot has come goes at its next
 look, which is no later than that slot. Under a window of N requests, a task that has not gone as
-far also leaves one free place per task further along that is running (in a tool or awaiting an answer):
+far also leaves one free place per long task further along that is running (in a tool or awaiting an answer):
 its next request comes within moments, and a window filled in one clump would otherwise hold it back
 until the window's end at every step.
 """
@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 EPSILON_S = 1e-6
+LONG_AFTER = 3
+"""A task that has made this many requests has shown it is a long one (most tasks make two to four)."""
 
 
 @dataclass
@@ -53,9 +55,13 @@ class Waiters:
         self._progress.pop(task, None)
 
     def ahead(self, key: int) -> int:
-        """Running tasks that have gone further than the waiter `key`'s (their next request should not wait)."""
+        """Running long tasks that have gone further than the waiter `key`'s (their next request should not wait).
+
+        Only a task past LONG_AFTER requests counts: a place kept for a short task about to end goes unused, and
+        every such gap pushes the rest of the batch later.
+        """
         mine = self._waiting[key].progress
-        return sum(1 for p in self._progress.values() if p > mine)
+        return sum(1 for p in self._progress.values() if p > mine and p >= LONG_AFTER)
 
     def leave(self, key: int) -> None:
         """The request went (or gave up)."""

@@ -37,7 +37,7 @@ from evaluation.limiter_stats import LimiterStats, Pacing
 from evaluation.rate_bucket import Bucket, Ticket, Tickets
 from evaluation.request_window import RequestLog, learn_window
 from evaluation.token_burst import learn_burst
-from models.ratelimit_headers import Kind, budget, capacity_seen, limit_from_message
+from models.ratelimit_headers import Budget, Kind, budget, capacity_seen, limit_from_message, short_period_rate
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
@@ -113,6 +113,8 @@ class RateLimiter:
         self._waiters = 0
         self._token_burst: float | None = None  # learnt from a token 429 under a large remaining
         self._ready = Waiters()  # every request in acquire(): the one whose task went furthest goes first
+        self._announced: dict[Kind, Budget] = {}  # the latest answer's headers, per kind
+        self._short_rate: dict[Kind, float] = {}  # a `limit` found to be of a period shorter than the minute
 
     @classmethod
     def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> RateLimiter:
@@ -299,7 +301,7 @@ class RateLimiter:
             if announced is None:
                 continue
             found.add(kind)
-            rate = announced.rate_per_s
+            rate = self._rate_of(kind, announced)
             if rate:
                 seen = capacity_seen(announced.remaining, announced.reset_s, rate, cost)
                 guess = 0.0 if bucket.known else max(cost, rate * self.TOKEN_BURST_S)  # nothing proven yet
@@ -322,6 +324,13 @@ class RateLimiter:
                         level = precise
                 bucket.sync(level, ticket, later, now)
         return found
+
+    def _rate_of(self, kind: Kind, announced: Budget) -> float | None:
+        """`limit` per minute, unless two answers showed it is the figure of a shorter period (then its rate)."""
+        earlier, self._announced[kind] = self._announced.get(kind), announced
+        if earlier is not None and (short := short_period_rate(earlier, announced)) is not None:
+            self._short_rate[kind] = short
+        return self._short_rate.get(kind) or announced.rate_per_s
 
     def _apply_notice(self, info: ResponseInfo, ticket: Ticket, now: float, *, skip: set[Kind], asked: float) -> bool:
         """Learn a limit a 429's message names (unless its kind is in `skip`: the headers told it); True if named."""

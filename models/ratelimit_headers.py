@@ -149,3 +149,36 @@ def capacity_seen(remaining: float | None, reset_s: float | None, rate: float, c
         return None
     seen = remaining + cost  # the level before this request took its share
     return max(seen, remaining + reset_s * rate) if reset_s is not None else seen
+
+
+AGREE = 0.1
+"""Two answers' refill rates agree when they differ by at most this share."""
+RESETS_APART = 0.2
+"""... and say something only when their resets differ by at least this share."""
+
+
+def filling_rate(budget: Budget) -> float | None:
+    """The rate at which the budget fills to `limit` in `reset`: (limit - remaining) / reset; None when full."""
+    if not budget.limit or budget.remaining is None or not budget.reset_s or budget.reset_s <= 0 \
+            or budget.limit <= budget.remaining:
+        return None
+    return (budget.limit - budget.remaining) / budget.reset_s
+
+
+def short_period_rate(earlier: Budget, later: Budget) -> float | None:
+    """The rate of a `limit` that is not per minute (a 5 s figure): two answers fill it at one faster rate.
+
+    A provider announcing `limit` as its burst (4,000 tokens per 5 s) shows remaining and reset of that burst:
+    every answer then fills `limit` at the same rate, 12 times the limit / 60 read as per minute. A per-minute
+    `limit` with the remaining of a shorter burst fills at a rate that changes from answer to answer (it is not
+    the budget `limit` speaks of), so it is not taken. None unless two answers agree on a rate above limit / 60.
+    """
+    first, second = filling_rate(earlier), filling_rate(later)
+    if first is None or second is None or earlier.limit != later.limit or not later.limit:
+        return None
+    assert earlier.reset_s is not None and later.reset_s is not None
+    apart = abs(earlier.reset_s - later.reset_s) / max(earlier.reset_s, later.reset_s)
+    if apart < RESETS_APART or abs(first - second) > AGREE * max(first, second):
+        return None
+    rate = (first + second) / 2
+    return rate if rate > later.limit / 60.0 * (1 + AGREE) else None

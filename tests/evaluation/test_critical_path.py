@@ -62,3 +62,13 @@ def test_a_long_chain_waiting_last_is_admitted_before_one_step_tasks_after_a_pau
         thread.join(15)
     assert len(admitted) == 3
     assert min(admitted, key=admitted.__getitem__) == "long"  # not behind the two that asked before it
+
+
+def test_no_place_is_kept_for_a_short_task_about_to_end():
+    waiters = Waiters()
+    waiters.served(2)
+    waiters.served(2)  # a one-step task's second request: its answer ends it
+    fresh = waiters.join(1)
+    assert waiters.ahead(fresh) == 0
+    waiters.served(2)  # a third request: the task has shown it is long, its next one should not wait
+    assert waiters.ahead(fresh) == 1

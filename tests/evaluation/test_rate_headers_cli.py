@@ -3,7 +3,8 @@
 `limit` per minute, `remaining` the minute budget's level, `reset` until it is full (OpenAI's "Rate limits"
 guide), while the server enforces one second's worth at once (limits "may be enforced over shorter
 periods"): the batch learns the burst from a 429 under a large `remaining` and ends with every answer
-right and few token 429s.
+right and few token 429s. Also a provider whose minute is its only window, and one whose headers are of the
+burst itself (`limit` its figure, not the minute's).
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ TPM = 1_200_000.0
 """20,000 tokens per second, one second of it at once: about three of the CLI's ~6,000-token requests."""
 
 
-def test_a_batch_under_minute_headers_learns_the_burst_and_answers_every_task(monkeypatch, tmp_path, capsys):
-    limits = Limits(tpm=TPM, token_burst_s=1.0, headers=True, announce_minute=True)
+@pytest.mark.parametrize("limits", [Limits(tpm=TPM, token_burst_s=1.0, headers=True, announce_minute=True),
+                                    Limits(tpm=TPM, token_burst_s=60.0, headers=True, announce_minute=True),
+                                    Limits(tpm=TPM, token_burst_s=1.0, headers=True, announce_burst=True)],
+                         ids=["minute-over-burst", "minute-only", "burst-figure"])
+def test_a_batch_under_minute_headers_learns_the_burst_and_answers_every_task(monkeypatch, tmp_path, capsys, limits):
     with ScriptedOpenAI(solve_with_tool, latency=0.05, limits=limits) as srv:
         for key, value in {"OPENAI_BASE_URL": srv.url, "OPENAI_API_KEY": "sk-test", "RAG_ENABLED": "false",
                            "BATCH_QUESTION_DELAY": "0"}.items():

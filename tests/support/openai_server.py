@@ -115,6 +115,9 @@ class Limits:
     bucket of the whole minute refilling at tpm / 60, `reset` = until it is full) while the budget enforced is the
     shorter burst (OpenAI: limits may be enforced over shorter periods), so a 429 can come under a large
     `remaining`."""
+    announce_burst: bool = False
+    """Token headers' `limit` is the enforced burst's own figure (tpm / 60 * token_burst_s, e.g. 4,000 per 5 s), not
+    the minute's: `remaining` and `reset` are of that burst."""
 
 
 class _Bucket:
@@ -321,6 +324,8 @@ class ScriptedOpenAI(HTTPLoopbackServer):
             if kind == "tokens" and self._minute is not None:
                 bucket = self._minute
                 bucket.refill(time.monotonic())
+            if kind == "tokens" and bucket is not None and self.limits.announce_burst:
+                limit = bucket.capacity
             if bucket is not None and limit:
                 out[f"x-ratelimit-limit-{kind}"] = f"{limit:g}"
                 out[f"x-ratelimit-remaining-{kind}"] = str(max(0, math.floor(bucket.level)))
