@@ -89,7 +89,7 @@ def rerun_events(runtime: Runtime, first: Sequence[Event], question: str, file_p
         from agent.pipeline import Pipeline
 
         pipeline = Pipeline(settings.model_copy(update={"MODEL_NAME": model.strip()}), registry=base.registry,
-                            knowledge_base=base.knowledge_base, gate=base.gate)
+                            knowledge_base=base.knowledge_base, gate=base.gate, app=base.app)
     with tempfile.TemporaryDirectory(prefix="gaia-rerun-") as folder:
         cache = cache_from_trace(first, task_id, settings, Path(folder)) if replay else None
         yield from pipeline.stream(question, file_path=file_path, task_id=task_id, readable=readable,

@@ -25,7 +25,7 @@ from evaluation.runner import RunConfig, run_batch
 from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
 from tests.support.js_sites import expected_count, js_sites
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
-from tools.browser.engine import chromium_missing, release_engine
+from tools.browser.engine import chromium_missing
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(chromium_missing("/usr/bin/chromium") is not None, reason="no Playwright/Chromium")]
@@ -189,9 +189,7 @@ def test_browser_batch_is_answered_correctly_by_operating_the_pages(tmp_path):
                                                                 use_rag=False),
                                    settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
             finally:
-                from tools.browser.tools import engine_config
-
-                release_engine(engine_config(settings))
+                pipeline.close()  # its application's browsers
     by_key = {s.task_id: t.key for s, t in zip(samples, TASKS, strict=True)}
     records = {by_key[r.task_id]: r for r in result.records}
     wrong = {k: (r.predicted, r.expected, r.error, r.reasoning_trace[-2500:]) for k, r in records.items()
@@ -212,12 +210,11 @@ def test_a_browser_step_in_the_trace_carries_its_url_and_a_screenshot(tmp_path):
         settings = load_settings(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
                                  RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20)
         question = task.question.format(site=site.base)
+        pipeline = Pipeline(settings)
         try:
-            events = list(Pipeline(settings).stream(question, use_rag=False))
+            events = list(pipeline.stream(question, use_rag=False))
         finally:
-            from tools.browser.tools import engine_config
-
-            release_engine(engine_config(settings))
+            pipeline.close()  # its application's browsers
         sent_to_model = [m for request in model.requests for m in request.body.get("messages", [])]
     results = [e for e in events if isinstance(e, ToolResult)]
     # The scripted agent may look again (browser_snapshot) at a page still settling on a busy machine.
