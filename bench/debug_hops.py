@@ -110,7 +110,7 @@ def main() -> int:
                 outputs = list(ask_stream(runtime, args.question, use_rag=False))
             finally:
                 sys.setprofile(None)
-                threading.setprofile(None)  # type: ignore[arg-type]  # None removes the hook
+                threading.setprofile(None)  # type: ignore[arg-type,unused-ignore]  # None removes the hook
     print(f"answer: {outputs[-1][1]!r}")
     print(f"modules: {len(recorder.modules)}")
     print(f"hops (distinct caller -> callee module pairs): {len(recorder.hops)}")
