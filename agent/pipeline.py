@@ -165,7 +165,7 @@ class Pipeline:
                 parts.knowledge_base, kb_error = self.app.knowledge_base()
             if parts.registry is None:  # rag_search searches the pipeline's own knowledge base
                 parts.registry = build_registry(s, deps={"knowledge_base": parts.knowledge_base,
-                                                         "browsers": self.app.browsers})
+                                                         **self.app.tool_services()})
             reg = parts.registry
             missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
             status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
