@@ -20,7 +20,7 @@ from config import Settings, Strategy
 from evaluation.records import TaskRecord
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
-from ui.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
+from ui.batch_guard import ListenerWatch, busy_message, size_refusal
 from ui.budget_fields import cost_line
 from ui.forms import LEVELS, SOURCE_LABELS, SOURCES, BatchForm, BatchRequest, FormError, Source, parse_level
 from ui.runtime import AgentUnavailable, Runtime
@@ -159,13 +159,13 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
         if selected is not None and (too_many := size_refusal(selected, settings)):
             yield BatchView(status=too_many)
             return
-    if not SLOTS.take(settings.BATCH_MAX_RUNNING):
+    if not runtime.batch_slots.take(settings.BATCH_MAX_RUNNING):
         yield BatchView(status=busy_message(settings))
         return
     try:
         yield from _run(runtime, req, control, resume, resume_folder, api, progress, session, watch)
     finally:
-        SLOTS.give()
+        runtime.batch_slots.give()
 
 
 def _run(runtime: Runtime, req: BatchRequest, control: BatchControl, resume: bool, resume_folder: str | None,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import Settings
+from ui.batch_guard import RunSlots
 from ui.status import LoadState, StatusLine, preload_status, rag_status, research_status
 
 if TYPE_CHECKING:
@@ -78,6 +79,8 @@ class Runtime:
         """`app`: the entry point's application the pipeline runs on (None: the pipeline makes its own)."""
         self.settings = settings
         self.app = app
+        self.batch_slots = RunSlots()
+        """The app's running batches (BATCH_MAX_RUNNING), shared by every session."""
         self._loader = loader
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
