@@ -18,7 +18,8 @@ import ui.gradio_stubs  # noqa: F401 — before gradio: it must not rewrite its 
 import gradio as gr
 from gradio.utils import get_space as on_space  # gradio's own test for real (not mocked) Space OAuth
 
-from config import Settings, get_settings
+from application import Application
+from config import Settings, load_settings
 from tools.hardening import make_non_dumpable
 from ui.batch_tab import BatchTabBuilder
 from ui.chat_tab import ChatTabBuilder
@@ -88,8 +89,10 @@ def launch(blocks: gr.Blocks, settings: Settings) -> None:
 
 
 close_replaced_event_loops()  # gradio's start-up loops end closed, not as "Exception ignored" tracebacks
-settings = get_settings()
-runtime = Runtime(settings)
+application = Application(load_settings())
+"""The app's one application object: settings, endpoint checks, learnt windows, knowledge base, browsers."""
+settings = application.settings
+runtime = Runtime(settings, app=application)
 demo = build_app(settings, runtime)
 """At module level, so `gradio app.py` (reload mode) finds it; `python app.py` launches it in `main()`."""
 
@@ -108,7 +111,10 @@ def main() -> None:
     # Started once the server is up, so its imports (langchain, torch) do not delay the first page.
     if settings.APP_PRELOAD:
         runtime.start()
-    demo.block_thread()
+    try:
+        demo.block_thread()
+    finally:
+        application.close()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -614,12 +613,6 @@ def load_settings(**overrides: object) -> Settings:
             name = ".".join(str(p) for p in err["loc"]) or "settings"
             lines.append(f"{name.upper()}={err.get('input')!r}: {err['msg']}")
         raise ConfigError("Invalid configuration:\n  " + "\n  ".join(lines)) from None
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings, loaded once (entry points call this; libraries take Settings in)."""
-    return load_settings()
 
 
 def redact(text: str, settings: Settings) -> str:

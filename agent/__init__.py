@@ -1,7 +1,7 @@
 """The agent: one pipeline (router → RAG short-circuit → LangGraph loop → answer extraction).
 
-Callers use `Pipeline(settings).stream(...)` / `.solve(...)`, or the module-level `stream` / `solve`
-over a default pipeline built from `get_settings()`. Names are imported on first use, so that
+Callers use `Pipeline(settings, app=...).stream(...)` / `.solve(...)`, or the module-level `stream` /
+`solve`, each call on an application of its own built from `load_settings()`. Names are imported on first use, so that
 `agent.events` (the typed trace) loads without langchain: the UI renders events before the preload.
 """
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from agent.events import TraceEvent as TraceEvent
     from agent.events import event_from_dict as event_from_dict
     from agent.pipeline import Pipeline as Pipeline
-    from agent.pipeline import default_pipeline as default_pipeline
     from agent.pipeline import solve as solve
     from agent.pipeline import stream as stream
 
@@ -39,7 +38,7 @@ _HOME = {
                      "RouteDecided", "Solution", "ToolCall", "ToolResult", "TraceEvent", "event_from_dict"],
                     "agent.events"),
     **dict.fromkeys(["extract_answer", "extract_final_answer"], "agent.answer"),
-    **dict.fromkeys(["Pipeline", "default_pipeline", "solve", "stream"], "agent.pipeline"),
+    **dict.fromkeys(["Pipeline", "solve", "stream"], "agent.pipeline"),
 }
 
 __all__ = sorted(_HOME)

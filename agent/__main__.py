@@ -36,7 +36,7 @@ from agent.events import (
     ToolResult,
     WorkerReported,
 )
-from config import ConfigError, Settings, get_settings, redact
+from config import ConfigError, Settings, load_settings, redact
 from tools.hardening import make_non_dumpable
 
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        settings = get_settings()
+        settings = load_settings()
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -69,14 +69,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from agent.pipeline import Pipeline  # after settings are known to be valid
+    from application import Application
 
-    pipeline = Pipeline(settings)
-    events: list[Event] = []
-    for event in pipeline.stream(args.question, args.file, args.task_id, use_rag=not args.no_rag, confine=False,
-                                 max_iterations=args.max_iterations, strategy=args.strategy):
-        events.append(event)
-        if args.trace:
-            print(format_event(event), file=sys.stderr, flush=True)
+    with Application(settings) as app:  # this command's windows, endpoint checks, knowledge base, browsers
+        events: list[Event] = []
+        for event in Pipeline(settings, app=app).stream(args.question, args.file, args.task_id,
+                                                        use_rag=not args.no_rag, confine=False,
+                                                        max_iterations=args.max_iterations, strategy=args.strategy):
+            events.append(event)
+            if args.trace:
+                print(format_event(event), file=sys.stderr, flush=True)
     solution = Solution.from_events(args.question, events, task_id=args.task_id,
                                     file_path=str(Path(args.file).expanduser().resolve()) if args.file else None)
     solution.strategy = args.strategy or settings.AGENT_STRATEGY

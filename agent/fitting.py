@@ -20,7 +20,7 @@ from agent.events import Event
 from agent.run_limits import Fitted
 from agent.state import RunContext
 from models.client import CallResult, LLMCallError
-from models.context_window import WINDOWS, ContextWindow
+from models.context_window import ContextWindow
 from models.model_client import Purpose
 
 UNSTATED_SHRINK = 0.5
@@ -57,7 +57,7 @@ def send_fitted(ctx: RunContext, emit: Callable[[Event], None], messages: Sequen
         first_error = exc
     if failure.context_limit:
         budget.window = ContextWindow(failure.context_limit, "overflow_error")
-        WINDOWS.learn(ctx.settings, failure.context_limit)
+        ctx.client.windows.learn(ctx.settings, failure.context_limit)
         limit = budget.masker.threshold(budget.window.tokens)
     else:
         limit = int(estimate(fitted.messages) * UNSTATED_SHRINK)

@@ -22,7 +22,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
-import rag
 from agent.answer import answer_from_messages
 from agent.answer_check import checked
 from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
@@ -37,11 +36,11 @@ from agent.state import AgentState, RunContext
 from agent.team import Worker, build_workers, run_team
 from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
 from agent.toolsets import SMALL_WINDOW_TOKENS, ToolsetChoice
-from config import Settings, Strategy, get_settings, redact
+from application import Application
+from config import Settings, Strategy, load_settings, redact
 from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate, separate_vision_endpoint
-from models.context_window import WINDOWS
 from models.messages import message_text
-from rag.types import EmptyKnowledgeBase, KnowledgeBase
+from rag.types import KnowledgeBase
 from tools.context import ToolContext
 from tools.registry import ToolRegistry, build_registry
 from tools.replay_cache import ToolCache
@@ -124,9 +123,15 @@ class Pipeline:
 
     def __init__(self, settings: Settings, *, llm: BaseChatModel | None = None, registry: ToolRegistry | None = None,
                  knowledge_base: KnowledgeBase | None = None, gate: RequestGate | None = None,
-                 raise_internal_errors: bool = False) -> None:
-        """Parts not given are built by `preload()`; `raise_internal_errors`: see `agent.graph.build_graph`."""
+                 raise_internal_errors: bool = False, app: Application | None = None) -> None:
+        """Parts not given are built by `preload()`; `raise_internal_errors`: see `agent.graph.build_graph`.
+
+        `app` holds what outlives a run (learnt windows and ratios, endpoint checks, knowledge base, browsers);
+        without one the pipeline owns a fresh application of its own (`close()` ends it).
+        """
         self.settings = settings
+        self.app = app if app is not None else Application(settings)
+        self._owns_app = app is None
         self.gate: RequestGate = gate or OpenGate()
         self._parts = _Parts(llm=llm, registry=registry, knowledge_base=knowledge_base,
                              raise_internal_errors=raise_internal_errors)
@@ -145,21 +150,22 @@ class Pipeline:
             if parts.llm is None:
                 status["llm"] = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
             elif parts.models is not None and parts.models.fixed is None:
-                parts.endpoint = EndpointMonitor(s)
+                parts.endpoint = self.app.monitor("agent", s)
                 status["llm"] = parts.endpoint.probe().detail
                 if s.vision_model and separate_vision_endpoint(s):  # the header shows both endpoints
-                    parts.vision_endpoint = EndpointMonitor(s, role="vision")
+                    parts.vision_endpoint = self.app.monitor("vision", s)
                     status["vision"] = f"{parts.vision_endpoint.probe().detail} (own endpoint)"
                 if parts.endpoint.state is None or not parts.endpoint.state.unreachable:
-                    window = WINDOWS.get(s)  # asked once here, not in the first question's time
+                    window = self.app.windows.get(s)  # asked once here, not in the first question's time
                     status["window"] = f"{window.tokens:,} tokens ({window.source})"
             else:
                 status["llm"] = f"ready ({_model_name(parts.llm, s)})"
             kb_error = None
             if parts.knowledge_base is None:
-                parts.knowledge_base, kb_error = _open_knowledge_base(s)
+                parts.knowledge_base, kb_error = self.app.knowledge_base()
             if parts.registry is None:  # rag_search searches the pipeline's own knowledge base
-                parts.registry = build_registry(s, deps={"knowledge_base": parts.knowledge_base})
+                parts.registry = build_registry(s, deps={"knowledge_base": parts.knowledge_base,
+                                                         **self.app.tool_services()})
             reg = parts.registry
             missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
             status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
@@ -180,7 +186,13 @@ class Pipeline:
         """A copy sharing model, tools, graph and knowledge base, whose model requests pass through `gate`."""
         twin = Pipeline.__new__(Pipeline)
         twin.settings, twin.gate, twin._parts = self.settings, gate, self._parts
+        twin.app, twin._owns_app = self.app, False  # the original's owner closes the application
         return twin
+
+    def close(self) -> None:
+        """End the application this pipeline made for itself (one passed in is its owner's to close)."""
+        if self._owns_app:
+            self.app.close()
 
     @property
     def registry(self) -> ToolRegistry:
@@ -273,7 +285,7 @@ class Pipeline:
         assert parts.registry is not None
 
         trace = RunEvents(s, started)  # the run's model calls and retries, routed to the current sink
-        client = (run_client(s, parts.models, self.gate, parts.endpoint, trace, parts.vision_endpoint)
+        client = (run_client(s, parts.models, self.gate, parts.endpoint, trace, parts.vision_endpoint, self.app)
                   if parts.models is not None else None)
         decision = decide(question, file_path, task_id, settings=s, knowledge_base=parts.knowledge_base,
                           active_tools=parts.registry.names, use_rag=request.use_rag, started=started, client=client)
@@ -321,7 +333,7 @@ class Pipeline:
             inbox.put(event)
 
         loop.trace.sink = counted
-        window = WINDOWS.get(s, probe=parts.endpoint is not None)  # a scripted in-process model has no server
+        window = self.app.windows.get(s, probe=parts.endpoint is not None)  # a scripted in-process model has no server
         budget = RunBudget.for_run(s, window, workspace, request.max_iterations, loop.meter)
         toolset = (ToolsetChoice(tuple(parts.registry.names), window.tokens, loop.route_tools, request.question)
                    if parts.registry is not None and window.tokens <= SMALL_WINDOW_TOKENS else None)
@@ -391,14 +403,6 @@ def _model_name(llm: Any, settings: Settings) -> str:
     return str(getattr(llm, "model_name", None) or getattr(llm, "model", None) or settings.MODEL_NAME)
 
 
-def _open_knowledge_base(settings: Settings) -> tuple[KnowledgeBase, str | None]:
-    """The settings' knowledge base, or an empty one and why (without a knowledge base the agent still works)."""
-    try:
-        return rag.open_knowledge_base(settings), None
-    except Exception as exc:  # noqa: BLE001
-        return EmptyKnowledgeBase(), redact(f"{type(exc).__name__}: {exc}", settings)
-
-
 def _describe_kb(kb: KnowledgeBase, settings: Settings) -> str:
     if not settings.RAG_ENABLED:
         return "off (RAG_ENABLED=false)"
@@ -408,25 +412,20 @@ def _describe_kb(kb: KnowledgeBase, settings: Settings) -> str:
         return f"unavailable: {type(exc).__name__}: {exc}"
 
 
-# -- the process-wide default pipeline -----------------------------------------------------------
-_default: Pipeline | None = None
-_default_lock = threading.Lock()
-
-
-def default_pipeline() -> Pipeline:
-    """The lazily created `Pipeline(get_settings())` behind the module-level `stream` / `solve`."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Pipeline(get_settings())
-        return _default
-
-
+# -- the Python API: one application per call ------------------------------------------------------
 def stream(question: str, file_path: str | None = None, task_id: str | None = None, **options: Any) -> Iterator[Event]:
-    """`default_pipeline().stream(...)`."""
-    return default_pipeline().stream(question, file_path, task_id, **options)
+    """`Pipeline(load_settings()).stream(...)` on an application of its own, closed when the stream ends."""
+    pipeline = Pipeline(load_settings())
+    try:
+        yield from pipeline.stream(question, file_path, task_id, **options)
+    finally:
+        pipeline.close()
 
 
 def solve(question: str, file_path: str | None = None, task_id: str | None = None, **options: Any) -> Solution:
-    """`default_pipeline().solve(...)`."""
-    return default_pipeline().solve(question, file_path, task_id, **options)
+    """`Pipeline(load_settings()).solve(...)` on an application of its own, closed after the answer."""
+    pipeline = Pipeline(load_settings())
+    try:
+        return pipeline.solve(question, file_path, task_id, **options)
+    finally:
+        pipeline.close()

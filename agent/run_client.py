@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from agent.events import Event, ModelCall, Retry
+from application import Application
 from config import Settings
 from models import CallResult, ChatModels, EndpointMonitor, Failure, ModelClient, RequestGate
 from models.cost import cost_usd
@@ -54,14 +55,19 @@ class RunEvents:
 
 
 def run_client(settings: Settings, models: ChatModels, gate: RequestGate, endpoint: EndpointMonitor | None,
-               events: RunEvents, vision_endpoint: EndpointMonitor | None = None) -> ModelClient:
+               events: RunEvents, vision_endpoint: EndpointMonitor | None = None,
+               app: Application | None = None) -> ModelClient:
     """A `ModelClient` for one run whose helper calls and every retry become trace events in `events`.
 
-    `endpoint` checks the agent's endpoint, `vision_endpoint` the vision one when it is another endpoint.
+    `endpoint` checks the agent's endpoint, `vision_endpoint` the vision one when it is another endpoint;
+    `app` lends the windows and token ratios learnt so far (None: the client starts knowing nothing).
     """
     on_call, on_retry = _hooks(settings, events.emit, events.elapsed)
-    return ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry,
-                       vision_endpoint=vision_endpoint)
+    client = ModelClient(settings, models, gate, endpoint, on_call=on_call, on_retry=on_retry,
+                         vision_endpoint=vision_endpoint)
+    if app is not None:
+        client.windows, client.estimators = app.windows, app.estimators
+    return client
 
 
 def reporting_client(client: ModelClient, report: Callable[[Event], None],

@@ -144,7 +144,7 @@ def main() -> int:
         return 0
     with js_sites() as site:
         harness = BrowserHarness(site.host_port, MAX_FILE_SIZE=100000)
-        engine = engine_for(harness.settings)
+        engine = engine_for(harness.settings, harness.browsers)
         work = harness.workspace()
         start = time.perf_counter()
         harness.call(work, "browser_open", url=site.url("/help"))

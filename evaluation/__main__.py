@@ -18,13 +18,16 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from config import ConfigError, Settings, load_settings
+from config import ConfigError, load_settings
 from evaluation.scorer import SCORERS
 from tools.hardening import make_non_dumpable
+
+if TYPE_CHECKING:
+    from application import Application
 
 
 def _positive(value: str) -> int:
@@ -144,8 +147,9 @@ def _in_background(job: Callable[[threading.Event], Any]) -> Any:
     return box.get("value")
 
 
-def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_run(args: argparse.Namespace, app: Application) -> int:
     """`run`: evaluate the agent on a local GAIA split and print the summary; 130 if stopped early."""
+    settings = app.settings
     from evaluation.runner import RunConfig, run_evaluation
 
     config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
@@ -157,7 +161,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     config = _as_rerun(args, config)
     bar = ProgressBar()
     try:
-        result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop))
+        result = _in_background(lambda stop: run_evaluation(config, settings, on_progress=bar, stop=stop, app=app))
     finally:
         bar.close()
     s = result.summary
@@ -206,8 +210,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_api(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_api(args: argparse.Namespace, app: Application) -> int:
     """`api`: answer the scoring API's questions and (optionally) submit them."""
+    settings = app.settings
     if not settings.llm_configured:
         raise ConfigError(settings.llm_missing_message())
     from agent.pipeline import Pipeline
@@ -219,7 +224,7 @@ def cmd_api(args: argparse.Namespace, settings: Settings) -> int:
     bar = ProgressBar()
     try:
         result = _in_background(lambda stop: run_api_evaluation(
-            args.username, agent_code, Pipeline(settings), settings, concurrency=args.concurrency,
+            args.username, agent_code, Pipeline(settings, app=app), settings, concurrency=args.concurrency,
             on_progress=bar, stop=stop))
     finally:
         bar.close()
@@ -243,8 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "compare":
             return cmd_compare(args)
-        settings = load_settings()
-        return cmd_run(args, settings) if args.command == "run" else cmd_api(args, settings)
+        from application import Application
+
+        with Application(load_settings()) as app:  # this command's windows, endpoint checks, knowledge base
+            return cmd_run(args, app) if args.command == "run" else cmd_api(args, app)
     except (ConfigError, RunError, DatasetError, CompareError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from config import Settings, get_settings
+from config import Settings, load_settings
 from evaluation.task_ids import task_id_problem
 from gaia_layout import GaiaRow, GaiaSplit, LayoutError, UnsafeAttachment, int_or_none, read_split, text
 
@@ -170,7 +170,12 @@ def load_split(
     """Load one GAIA split (local folder when `data_dir` is given, else the pinned hub snapshot)."""
     if level is not None and level not in (1, 2, 3):
         raise DatasetError(f"level must be 1, 2 or 3, not {level!r}")
-    root = Path(data_dir).expanduser() if data_dir is not None else _hub_snapshot(split, settings or get_settings())
+    if data_dir is not None:
+        root = Path(data_dir).expanduser()
+    elif settings is not None:
+        root = _hub_snapshot(split, settings)
+    else:
+        raise DatasetError("Loading from the hub needs the settings (GAIA_DATASET, HF_TOKEN): pass settings=.")
     if not root.is_dir():
         raise DatasetError(f"Dataset folder {root} does not exist.")
     try:
@@ -228,7 +233,7 @@ class GAIADataset:
 
     def load(self) -> list[Sample]:
         """Load (from the local folder, else the hub) and return the samples."""
-        settings = self.settings or get_settings()
+        settings = self.settings or load_settings()  # the seed's API is an entry point: it may read them
         if self.local_data_dir is None and self.dataset_name != settings.GAIA_DATASET:
             settings = settings.model_copy(update={"GAIA_DATASET": self.dataset_name})
         self.samples = load_split(self.split, data_dir=self.local_data_dir, settings=settings, level=self.level)

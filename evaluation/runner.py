@@ -53,6 +53,7 @@ from tools.replay_cache import ToolCache
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
+    from application import Application
 
 log = logging.getLogger(__name__)
 
@@ -293,8 +294,11 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
 
 
 def run_evaluation(config: RunConfig, settings: Settings, pipeline: Pipeline | None = None, *,
-                   on_progress: ProgressCallback | None = None, stop: threading.Event | None = None) -> RunResult:
+                   on_progress: ProgressCallback | None = None, stop: threading.Event | None = None,
+                   app: Application | None = None) -> RunResult:
     """Load the split (local folder or hub), select the tasks, build the pipeline if needed, run the batch.
+
+    A pipeline built here runs on `app` (the entry point's application; None: one of its own, closed at the end).
 
     A resume reads the run folder's recorded split, data source and selection (`run.json`) for what is not given.
     """
@@ -310,6 +314,11 @@ def run_evaluation(config: RunConfig, settings: Settings, pipeline: Pipeline | N
             raise RunError(settings.llm_missing_message())
         from agent.pipeline import Pipeline  # heavy import, only when the caller brings no pipeline
 
-        pipeline = Pipeline(settings)
+        made = pipeline = Pipeline(settings, app=app)
+        try:
+            return run_batch(samples, pipeline, config, settings, on_progress=on_progress, stop=stop,
+                             split_samples=split_samples)
+        finally:
+            made.close()
     return run_batch(samples, pipeline, config, settings, on_progress=on_progress, stop=stop,
                      split_samples=split_samples)

@@ -20,7 +20,7 @@ from typing import Any
 
 from agent.answer import extract_final_answer
 from agent.events import AnswerExtracted, ErrorEvent, Event, RouteDecided, Solution
-from config import Settings, get_settings
+from config import Settings, load_settings
 from evaluation.dataset import GAIADataset, Sample
 from evaluation.runner import RunConfig, RunResult, run_batch
 from evaluation.submission import write_results_jsonl
@@ -85,7 +85,7 @@ class GAIAEvaluator:
     def __init__(self, dataset: GAIADataset | Sequence[Sample] | None = None, level: int | None = None, *,
                  settings: Settings | None = None, output_dir: Path | str | None = None,
                  concurrency: int | None = None, use_rag: bool = True) -> None:
-        self.settings = settings or get_settings()
+        self.settings = settings or load_settings()  # the seed's API is an entry point: it may read them
         self.dataset = dataset if dataset is not None else GAIADataset(level=level, settings=self.settings)
         self.level = level
         self.output_dir = Path(output_dir) if output_dir else None
@@ -127,7 +127,7 @@ class GAIAEvaluationTool:
 
     def __init__(self, settings: Settings | None = None, *, split: str = "validation",
                  local_data_dir: Path | str | None = None, dataset_name: str | None = None) -> None:
-        self.settings = settings or get_settings()
+        self.settings = settings or load_settings()  # the seed's API is an entry point: it may read them
         self.split = split
         self.local_data_dir = local_data_dir
         self.dataset_name = dataset_name or self.settings.GAIA_DATASET

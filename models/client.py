@@ -25,7 +25,7 @@ from models.endpoint import Role, endpoint_for
 from models.failures import Failure, classify_failure, give_up_message, is_permanent, next_delay
 from models.messages import message_text
 from models.ratelimit_headers import lower_headers
-from models.token_estimate import ESTIMATORS, PromptEstimator
+from models.token_estimate import PromptEstimator
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
     """Send `messages`, retrying as `models.failures.next_delay` decides; raise LLMCallError when it gives up.
 
     `base_url` is the endpoint `model` talks to, named in connection failures (default OPENAI_BASE_URL);
-    `estimator` sizes the request and learns from its usage (default: MODEL_NAME's on that endpoint).
+    `estimator` sizes the request and learns from its usage (default: a fresh one, which knows no ratio yet).
 
     The delay before retry k (0-based) is the server's Retry-After when given, else
     RATE_LIMIT_RETRY_BASE_DELAY * 2**k; timeouts and unreachable endpoints get one quick retry, and
@@ -141,7 +141,7 @@ def call_model(model: Runnable[LanguageModelInput, BaseMessage], messages: Seque
     """
     gate = gate or OpenGate()
     earlier: list[Failure] = []
-    estimator = estimator or ESTIMATORS.get(base_url or settings.OPENAI_BASE_URL or "", settings.MODEL_NAME)
+    estimator = estimator or PromptEstimator()
     estimate = estimator.estimate(messages, model)
     while True:
         gate.acquire(estimate)

@@ -6,7 +6,7 @@
 - llama.cpp's server answers `GET /props` (at the server's root, not under `/v1`) with
   `default_generation_settings.n_ctx` (the context of one slot, what one request may use);
 - else an overflow error names it ("This model's maximum context length is 16384 tokens"), which
-  `learn` records for every later run of the process;
+  `learn` records for every later run of the application (`application.Application.windows`);
 - else `DEFAULT_CONTEXT_TOKENS`.
 """
 
@@ -89,7 +89,7 @@ def probe_window(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> Contex
 
 
 class ContextWindows:
-    """The window per (endpoint, model) for this process: probed once, corrected by overflow errors; thread-safe."""
+    """The window per (endpoint, model) for one application: probed once, corrected by overflow errors; thread-safe."""
 
     def __init__(self) -> None:
         self._known: dict[tuple[str, str], ContextWindow] = {}
@@ -127,12 +127,3 @@ class ContextWindows:
         with self._lock:
             self._known[self._key(settings)] = window
         return window
-
-    def forget(self) -> None:
-        """Drop what was learnt (tests start each server afresh)."""
-        with self._lock:
-            self._known.clear()
-
-
-WINDOWS = ContextWindows()
-"""The process-wide windows (one per endpoint and model)."""

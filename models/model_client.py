@@ -23,10 +23,11 @@ from langchain_core.runnables import Runnable
 
 from config import Settings, redact
 from models.client import CallResult, LLMCallError, OpenGate, RequestGate, build_chat_model, call_model
+from models.context_window import ContextWindows
 from models.endpoint import EndpointMonitor, Role, endpoint_for, separate_vision_endpoint
 from models.failures import Failure
 from models.messages import message_text
-from models.token_estimate import ESTIMATORS, PromptEstimator
+from models.token_estimate import PromptEstimator, PromptEstimators
 
 Purpose = Literal["agent", "final", "rag_hint", "vision", "tool", "answer_check"]
 """What a call is for, as its trace shows it: a loop turn, the forced final answer, a RAG hint, a vision
@@ -89,6 +90,10 @@ class ModelClient:
     sleep: Callable[[float], None] = time.sleep
     vision_endpoint: EndpointMonitor | None = None
     """The vision endpoint's own check when VISION_BASE_URL / VISION_API_KEY make it another endpoint."""
+    estimators: PromptEstimators = dataclasses.field(default_factory=PromptEstimators)
+    """The token ratios learnt per endpoint and model (the application's, shared by its runs)."""
+    windows: ContextWindows = dataclasses.field(default_factory=ContextWindows)
+    """The context windows learnt per endpoint and model (the application's, shared by its runs)."""
 
     def monitor(self, role: Role) -> EndpointMonitor | None:
         """The check of `role`'s endpoint: never the agent's for vision requests sent elsewhere."""
@@ -98,7 +103,7 @@ class ModelClient:
 
     def estimator(self, model_name: str | None = None, role: Role = "agent") -> PromptEstimator:
         """The prompt-size estimator of `model_name` (default MODEL_NAME) on `role`'s endpoint."""
-        return ESTIMATORS.get(endpoint_for(self.settings, role).base_url, model_name or self.settings.MODEL_NAME)
+        return self.estimators.get(endpoint_for(self.settings, role).base_url, model_name or self.settings.MODEL_NAME)
 
     def request(self, messages: Sequence[BaseMessage], *, purpose: Purpose = "agent", model_name: str | None = None,
                 tools: Sequence[Any] = (), role: Role = "agent") -> CallResult:

@@ -104,7 +104,3 @@ class PromptEstimators:
         """Drop what was learnt (tests start each server afresh)."""
         with self._lock:
             self._by_key.clear()
-
-
-ESTIMATORS = PromptEstimators()
-"""The process's estimators, shared by every run that talks to the same endpoint and model."""

@@ -46,19 +46,20 @@ _TOOL_BUGS = _ToolBugs()
 logging.getLogger("tools.executor").addHandler(_TOOL_BUGS)
 
 
-@pytest.fixture(autouse=True)
-def _nothing_learnt_from_an_earlier_tests_server() -> None:
-    """Each test meets its model servers afresh.
+@pytest.fixture
+def application():
+    """A fresh application over the test's settings: nothing learnt from an earlier test's server.
 
-    The process remembers each endpoint's window and tokens-per-character ratio; an earlier test's server (a
-    scripted usage of 100,000 tokens, a 2,048-token window) on a port the OS hands out again would otherwise
-    mask this test's observations.
+    Windows and tokens-per-character ratios are learnt per application (an earlier test's scripted usage of
+    100,000 tokens on a port the OS hands out again must not mask this test's observations), so each test
+    that shares one between pipelines builds it here; a `Pipeline` made without one owns its own.
     """
-    from models.context_window import WINDOWS
-    from models.token_estimate import ESTIMATORS
+    from application import Application
+    from config import load_settings
 
-    WINDOWS.forget()
-    ESTIMATORS.forget()
+    app = Application(load_settings())
+    yield app
+    app.close()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -137,11 +138,6 @@ def _offline_env(monkeypatch, tmp_path):
     for name in (*Settings.secret_fields(), *ENDPOINT_SETTINGS):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # so a developer's ./.env is not read
-    from config import get_settings
-
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from config import ConfigError, Settings, get_settings
+from config import ConfigError, Settings, load_settings
 from tools.executor import run_tool
 from tools.hardening import make_non_dumpable
 from tools.registry import FACTORIES, ToolRegistry, build_registry
@@ -35,8 +35,8 @@ def schema_chars(tool: Any) -> int:
     return len(json.dumps(convert_to_openai_tool(tool)))
 
 
-def _list(settings: Settings, as_json: bool, tokens: bool = False) -> int:
-    registry = build_registry(settings)
+def _list(settings: Settings, as_json: bool, tokens: bool = False, deps: dict[str, Any] | None = None) -> int:
+    registry = build_registry(settings, deps=deps)
     tier_of = {name: tier for tier, names in registry.tiers.items() for name in names}
     sizes = {t.name: -(-schema_chars(t) // CHARS_PER_TOKEN) for t in registry.tools} if tokens else {}
     if as_json:
@@ -57,11 +57,11 @@ def _list(settings: Settings, as_json: bool, tokens: bool = False) -> int:
     return 0
 
 
-def _find(settings: Settings, name: str) -> tuple[Any, ToolRegistry]:
+def _find(settings: Settings, name: str, deps: dict[str, Any] | None = None) -> tuple[Any, ToolRegistry]:
     """Build factories one at a time until one provides `name` (so `call` does not load every tool)."""
     seen = ToolRegistry()
     for factory in FACTORIES:
-        registry = build_registry(settings, factories=[factory])
+        registry = build_registry(settings, factories=[factory], deps=deps)
         seen.missing.update(registry.missing)
         seen.tools += registry.tools
         if (found := registry.get(name)) is not None:
@@ -77,7 +77,7 @@ def _read_args(raw: str) -> dict[str, Any]:
     return value
 
 
-def _call(settings: Settings, args: argparse.Namespace) -> int:
+def _call(settings: Settings, args: argparse.Namespace, deps: dict[str, Any] | None = None) -> int:
     try:
         tool_args = _read_args(args.args_json)
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
@@ -90,7 +90,7 @@ def _call(settings: Settings, args: argparse.Namespace) -> int:
             print(f"error: --attachment {raw}: no such file", file=sys.stderr)
             return 2
         attachments.append(str(path))
-    tool, seen = _find(settings, args.name)
+    tool, seen = _find(settings, args.name, deps)
     if tool is None:
         if args.name in seen.missing:
             print(f"error: {args.name} is unavailable: {seen.missing[args.name]}", file=sys.stderr)
@@ -124,11 +124,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the outcome (output, ok, error kind, timing) as JSON")
     args = parser.parse_args(argv)
     try:
-        settings = get_settings()
+        settings = load_settings()
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    return _list(settings, args.json, args.tokens) if args.command == "list" else _call(settings, args)
+    from tools.browser.engines import BrowserEngines
+
+    browsers = BrowserEngines()  # this command's browser pool, closed when it ends
+    try:
+        deps = {"browsers": browsers}
+        return _list(settings, args.json, args.tokens, deps) if args.command == "list" else _call(settings, args, deps)
+    finally:
+        browsers.close()
 
 
 if __name__ == "__main__":

@@ -71,9 +71,14 @@ def _rewrite(page: Path, block: str, body: str) -> None:
 def main() -> int:
     """Rewrite both generated blocks (run it where every tool's prerequisites are installed)."""
     from config import settings_table
+    from tools.browser.engines import BrowserEngines
     from tools.registry import build_registry
 
-    registry = build_registry(catalog_settings())
+    browsers = BrowserEngines()  # the browser tools are built (never run) over a pool of their own
+    try:
+        registry = build_registry(catalog_settings(), deps={"browsers": browsers})
+    finally:
+        browsers.close()
     if registry.missing:
         print(f"warning: tools missing here, left out of the page: {sorted(registry.missing)}", file=sys.stderr)
     _rewrite(TOOLS_PAGE, TOOLS_BLOCK, tools_table(registry))

@@ -106,14 +106,17 @@ _process: Workspace | None = None
 _process_lock = threading.Lock()
 
 
-def process_workspace(settings: Settings | None = None) -> Workspace:
-    """The workspace of tool calls made outside a run (`python -m tools call`): one per process, removed at exit."""
+def process_workspace() -> Workspace:
+    """The workspace of tool calls made outside any run (a test calling a tool bare): one per process, removed at exit.
+
+    Runs and the tools CLI bring their own (`ToolContext.workspace`); this one has the default WORKSPACE_MAX_MB
+    budget in the system temp folder, since nothing outside a run hands it settings.
+    """
     global _process
     with _process_lock:
         if _process is None or not _process.root.is_dir():
-            from config import get_settings
-
-            _process = open_workspace(settings or get_settings(), "process")
+            budget_mb = int(Settings.model_fields["WORKSPACE_MAX_MB"].default)
+            _process = Workspace(Path(tempfile.mkdtemp(prefix="gaia-process-")), budget_mb * 1024 * 1024)
             atexit.register(_process.close)
         return _process
 

@@ -27,7 +27,7 @@ from ui.session import Session, local_folder_refusal, public_text
 from ui.status import progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_rows
 from ui.text import shown
-from visitors.batch_guard import SLOTS, ListenerWatch, busy_message, size_refusal
+from visitors.batch_guard import ListenerWatch, busy_message, size_refusal
 
 DOWNLOADS = ("report.md", "results.jsonl", "SUBMISSION_GUIDE.md", "details.jsonl", "summary.json")
 SCORER_CHOICES = [(scorer_label(name), name) for name in SCORERS]
@@ -159,13 +159,13 @@ def _guarded_stream(runtime: Runtime, req: BatchRequest, control: BatchControl, 
         if selected is not None and (too_many := size_refusal(selected, settings)):
             yield BatchView(status=too_many)
             return
-    if not SLOTS.take(settings.BATCH_MAX_RUNNING):
+    if not runtime.batch_slots.take(settings.BATCH_MAX_RUNNING):
         yield BatchView(status=busy_message(settings))
         return
     try:
         yield from _run(runtime, req, control, resume, resume_folder, api, progress, session, watch)
     finally:
-        SLOTS.give()
+        runtime.batch_slots.give()
 
 
 def _run(runtime: Runtime, req: BatchRequest, control: BatchControl, resume: bool, resume_folder: str | None,

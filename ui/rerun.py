@@ -159,7 +159,7 @@ def rerun_pipeline(base: Pipeline, choice: RerunChoice) -> Pipeline:
     from agent.pipeline import Pipeline
 
     return Pipeline(base.settings.model_copy(update=updates), registry=base.registry,
-                    knowledge_base=base.knowledge_base, gate=base.gate)
+                    knowledge_base=base.knowledge_base, gate=base.gate, app=base.app)
 
 
 def rerun_events(runtime: Runtime, first: Sequence[Event], question: str, file_path: str | None,

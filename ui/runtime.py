@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import Settings
+from ui.batch_guard import RunSlots
 from ui.status import LoadState, StatusLine, preload_status, rag_status, research_status
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
+    from application import Application
     from rag.types import KnowledgeBase
     from tools.registry import ToolRegistry
 
@@ -44,16 +46,18 @@ class Loaded:
     error: str | None = None
 
 
-def load_components(settings: Settings, building: Callable[[Pipeline], None] | None = None) -> Loaded:
+def load_components(settings: Settings, building: Callable[[Pipeline], None] | None = None,
+                    app: Application | None = None) -> Loaded:
     """Build and warm up the pipeline (model client, tools, graph, knowledge base); runs in the preload thread.
 
-    `building` gets the pipeline before its preload starts, so the header can show each part as it is ready.
+    `building` gets the pipeline before its preload starts, so the header can show each part as it is ready;
+    `app` is the application it runs on (None: one of the pipeline's own).
     """
     loaded = Loaded()
     try:
         from agent.pipeline import Pipeline
 
-        pipeline = Pipeline(settings)
+        pipeline = Pipeline(settings, app=app)
         if building is not None:
             building(pipeline)
         loaded.components = {str(k): str(v) for k, v in (pipeline.preload() or {}).items()}
@@ -63,15 +67,20 @@ def load_components(settings: Settings, building: Callable[[Pipeline], None] | N
         loaded.error = f"{type(exc).__name__}: {exc}"
         from tools.registry import build_registry
 
-        loaded.registry = build_registry(settings)
+        loaded.registry = build_registry(settings, deps=app.tool_deps() if app is not None else None)
     return loaded
 
 
 class Runtime:
     """Process-wide components, loaded once in a background thread; safe to share between sessions."""
 
-    def __init__(self, settings: Settings, loader: Callable[[Settings], Loaded] | None = None) -> None:
+    def __init__(self, settings: Settings, loader: Callable[[Settings], Loaded] | None = None, *,
+                 app: Application | None = None) -> None:
+        """`app`: the entry point's application the pipeline runs on (None: the pipeline makes its own)."""
         self.settings = settings
+        self.app = app
+        self.batch_slots = RunSlots()
+        """The app's running batches (BATCH_MAX_RUNNING), shared by every session."""
         self._loader = loader
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -94,7 +103,7 @@ class Runtime:
     def _load(self) -> None:
         try:
             if self._loader is None:
-                self._loaded = load_components(self.settings, self._note_building)
+                self._loaded = load_components(self.settings, self._note_building, self.app)
             else:
                 self._loaded = self._loader(self.settings)
         except Exception as exc:  # noqa: BLE001 - e.g. a tool module with a syntax error: report, don't die

@@ -19,7 +19,7 @@ from config import Settings
 
 
 class RunSlots:
-    """A process-wide count of running app batches, capped by BATCH_MAX_RUNNING."""
+    """The app's count of running batches, capped by BATCH_MAX_RUNNING (one per `ui.runtime.Runtime`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -37,9 +37,6 @@ class RunSlots:
         """Release a slot claimed by `take`."""
         with self._lock:
             self.running = max(0, self.running - 1)
-
-
-SLOTS = RunSlots()
 
 
 def busy_message(settings: Settings) -> str:

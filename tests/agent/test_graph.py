@@ -296,13 +296,17 @@ def test_chat_ui_trace_steps_in_history_are_skipped() -> None:
     assert [m.content for m in model.calls[0][1:-1]] == ["first", "4"]
 
 
-def test_module_level_entry_points_use_the_default_pipeline(monkeypatch) -> None:
+def test_module_level_entry_points_answer_on_an_application_of_their_own(monkeypatch) -> None:
+    """`agent.solve` / `agent.stream` read the settings at the call (an entry point) and keep no pipeline."""
     import agent
     import agent.pipeline as pipeline_module
+    from tests.support.openai_server import ScriptedOpenAI, say
 
-    pipe, _ = run([ai("FINAL ANSWER: via default"), ai("FINAL ANSWER: streamed")])
-    monkeypatch.setattr(pipeline_module, "_default", pipe)
-    assert agent.default_pipeline() is pipe
-    assert agent.solve("q").answer == "via default"
-    last = list(agent.stream("q"))[-1]
+    with ScriptedOpenAI([say("FINAL ANSWER: solved"), say("FINAL ANSWER: streamed")]) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("RAG_ENABLED", "false")
+        assert agent.solve("q").answer == "solved"
+        last = list(agent.stream("q"))[-1]
     assert isinstance(last, AnswerExtracted) and last.answer == "streamed"
+    assert not hasattr(pipeline_module, "default_pipeline")

@@ -31,7 +31,6 @@ from tests.support.scripted_batch import (
     scripted_settings,
     task_asked,
 )
-from tools.browser.engine import release_engine
 
 pytestmark = browser_tool_marks()
 
@@ -163,12 +162,7 @@ def test_browser_batch_is_answered_correctly_by_operating_the_pages(tmp_path):
         with ScriptedOpenAI(model_for(site.base)) as model:
             settings = scripted_settings(model.url, tmp_path, FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20,
                                          MAX_ITERATIONS=20)
-            try:
-                result = run_planned(samples, settings, tmp_path / "run", concurrency=3)
-            finally:
-                from tools.browser.tools import engine_config
-
-                release_engine(engine_config(settings))
+            result = run_planned(samples, settings, tmp_path / "run", concurrency=3)
     records = records_by_key(samples, TASKS, result.records)
     wrong = {k: (r.predicted, r.expected, r.error, r.reasoning_trace[-2500:]) for k, r in records.items()
              if not r.correct}
@@ -187,12 +181,11 @@ def test_a_browser_step_in_the_trace_carries_its_url_and_a_screenshot(tmp_path):
     with js_sites() as site, ScriptedOpenAI(model_for(site.base)) as model:
         settings = scripted_settings(model.url, tmp_path, FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20)
         question = task.question.format(site=site.base)
+        pipeline = Pipeline(settings)
         try:
-            events = list(Pipeline(settings).stream(question, use_rag=False))
+            events = list(pipeline.stream(question, use_rag=False))
         finally:
-            from tools.browser.tools import engine_config
-
-            release_engine(engine_config(settings))
+            pipeline.close()  # its application's browsers
         sent_to_model = [m for request in model.requests for m in request.body.get("messages", [])]
     results = [e for e in events if isinstance(e, ToolResult)]
     # The scripted agent may look again (browser_snapshot) at a page still settling on a busy machine.

@@ -298,9 +298,12 @@ class BrowserHarness:
     def __init__(self, allowed: str, **overrides: Any) -> None:
         from config import load_settings
         from tools.browser import make_browser_tools
+        from tools.browser.engines import BrowserEngines
 
         self.settings = load_settings(FETCH_ALLOWED_HOSTS=allowed, **overrides)
-        self.tools = {t.name: t for t in make_browser_tools(self.settings)}
+        self.browsers = BrowserEngines()
+        """This harness's browser pools (an application's `browsers`)."""
+        self.tools = {t.name: t for t in make_browser_tools(self.settings, self.browsers)}
 
     def workspace(self, label: str = "browser-test") -> Any:
         """A fresh run workspace (close it to end the run)."""
@@ -316,11 +319,8 @@ class BrowserHarness:
         return run_tool(self.tools[name], args, self.settings, ToolContext(workspace=work, confined=True).to_config())
 
     def close(self) -> None:
-        """Close this harness's shared browser."""
-        from tools.browser.engine import release_engine
-        from tools.browser.tools import engine_config
-
-        release_engine(engine_config(self.settings))
+        """Close this harness's browsers."""
+        self.browsers.close()
 
     def __enter__(self) -> BrowserHarness:
         return self

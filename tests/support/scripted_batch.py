@@ -89,8 +89,11 @@ def run_planned(samples: list[Any], settings: Any, output_dir: Path, concurrency
 
     pipeline = Pipeline(settings)
     pipeline.preload()
-    return run_batch(samples, pipeline, RunConfig(concurrency=concurrency, output_dir=output_dir, use_rag=False),
-                     settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
+    try:
+        return run_batch(samples, pipeline, RunConfig(concurrency=concurrency, output_dir=output_dir, use_rag=False),
+                         settings.model_copy(update={"BATCH_QUESTION_DELAY": 0, "TASK_RETRY_MAX": 0}))
+    finally:
+        pipeline.close()  # its application's browsers
 
 
 def records_by_key(samples: list[Any], tasks: Sequence[PlannedTask], records: list[Any]) -> dict[str, Any]:

@@ -91,7 +91,7 @@ def test_a_hung_page_costs_only_its_own_run(browser, site):
 def test_a_memory_bomb_crashes_only_its_page_under_the_cap(browser, site):
     from tools.browser.tools import engine_for
 
-    engine = engine_for(browser.settings)
+    engine = engine_for(browser.settings, browser.browsers)
     bomb, other = browser.workspace("bomb"), browser.workspace("other")
     try:
         peak = 0.0
@@ -136,7 +136,7 @@ def test_a_download_is_refused_and_leaves_almost_nothing_on_disk(browser, site):
     from tests.support.js_sites import ref_of
     from tools.browser.tools import engine_for
 
-    home = engine_for(browser.settings)._home
+    home = engine_for(browser.settings, browser.browsers)._home
     work = browser.workspace("download")
     try:
         page = _open(browser, work, site.url("/get"))

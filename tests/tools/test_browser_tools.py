@@ -209,7 +209,7 @@ def test_two_concurrent_runs_have_isolated_contexts(browser, site):
     assert "Saved note: (none); cookie: (none)" in later
     from tools.browser.tools import engine_for
 
-    engine = engine_for(browser.settings)
+    engine = engine_for(browser.settings, browser.browsers)
     contexts = sum(engine.each(lambda b: len(b.contexts), 10))  # the runs may be on different browser threads
     works[0].close()
     assert sum(engine.each(lambda b: len(b.contexts), 10)) == contexts - 1  # the run's end closed its context
@@ -277,7 +277,7 @@ def test_a_browser_that_died_is_started_again_for_the_next_call(browser, run, si
     from tools.browser.tools import engine_for
 
     run("browser_open", url=site.url("/help"))
-    engine = engine_for(browser.settings)
+    engine = engine_for(browser.settings, browser.browsers)
     engine.call(lambda b: b.close(), 30)  # the process goes away as in a crash
     page = run("browser_open", url=site.url("/search"))
     assert "Search the collection" in page

@@ -154,8 +154,6 @@ def test_the_agent_loop_reorders_a_list_by_drag(site, tmp_path):
     from agent.pipeline import Pipeline
     from config import load_settings
     from tests.support.openai_server import ScriptedOpenAI, call, say, tool_results
-    from tools.browser.engine import release_engine
-    from tools.browser.tools import engine_config
 
     def script(body: dict):
         results = tool_results(body)
@@ -170,9 +168,9 @@ def test_the_agent_loop_reorders_a_list_by_drag(site, tmp_path):
     with ScriptedOpenAI(script) as model:
         settings = load_settings(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
                                  RAG_INDEX_DIR=tmp_path / "rag", FETCH_ALLOWED_HOSTS=site.host_port, TOOL_TIMEOUT=20)
+        pipeline = Pipeline(settings)
         try:
-            solution = Pipeline(settings).solve("Drag Charlie to the top of the list; which item is first?",
-                                                use_rag=False)
+            solution = pipeline.solve("Drag Charlie to the top of the list; which item is first?", use_rag=False)
         finally:
-            release_engine(engine_config(settings))
+            pipeline.close()  # its application's browsers
     assert solution.answer == "Charlie" and solution.tools_used == ["browser_open", "browser_drag"]

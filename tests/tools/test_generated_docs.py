@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from config import Settings, settings_table
+from tools.browser.engines import BrowserEngines
 from tools.generated_docs import (
     SETTINGS_BLOCK,
     SETTINGS_PAGE,
@@ -19,7 +20,7 @@ from tools.registry import build_registry
 
 
 def test_the_tools_page_is_the_registrys_table():
-    expected = tools_table(build_registry(catalog_settings()))
+    expected = tools_table(build_registry(catalog_settings(), deps={"browsers": BrowserEngines()}))
     assert block_of(TOOLS_PAGE.read_text(encoding="utf-8"), TOOLS_BLOCK) == expected, \
         "docs/tools.md is stale: run `python -m tools.generated_docs`"
 

@@ -15,9 +15,7 @@ context, and the other runs go on. A watchdog kills any renderer past the memory
 
 from __future__ import annotations
 
-import atexit
 import concurrent.futures as cf
-import contextlib
 import logging
 import os
 import shutil
@@ -35,8 +33,7 @@ from tools.browser.proxy import FilteringProxy, ProxyRules
 from tools.browser.worker import MAX_RESTARTS, BrowserWorker, Job, WorkerLaunch
 from tools.errors import ToolFailure
 
-__all__ = ["MAX_RESTARTS", "BrowserEngine", "EngineConfig", "chromium_missing", "clean_env", "launch_args",
-           "release_engine", "shared_engine"]
+__all__ = ["MAX_RESTARTS", "BrowserEngine", "EngineConfig", "chromium_missing", "clean_env", "launch_args"]
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 KILL_GRACE_S = 2.0
@@ -206,37 +203,6 @@ class BrowserEngine:
         if self.proxy is not None:
             self.proxy.close()
         shutil.rmtree(self._home, ignore_errors=True)
-
-
-_ENGINES: dict[EngineConfig, BrowserEngine] = {}
-_ENGINES_LOCK = threading.Lock()
-
-
-def shared_engine(config: EngineConfig) -> BrowserEngine:
-    """The process's browser pool for `config` (one per set of rules; the app and a batch have one)."""
-    with _ENGINES_LOCK:
-        engine = _ENGINES.get(config)
-        if engine is None or (engine._failure is not None):
-            engine = _ENGINES[config] = BrowserEngine(config)
-        return engine
-
-
-def release_engine(config: EngineConfig) -> None:
-    """Close the browser pool for `config` now (tests, benchmarks); the next call starts a new one."""
-    with _ENGINES_LOCK:
-        engine = _ENGINES.pop(config, None)
-    if engine is not None:
-        engine.close()
-
-
-@atexit.register
-def _close_all() -> None:
-    with _ENGINES_LOCK:
-        engines = list(_ENGINES.values())
-        _ENGINES.clear()
-    for engine in engines:
-        with contextlib.suppress(Exception):  # best effort at exit
-            engine.close()
 
 
 def chromium_missing(executable: str) -> str | None:

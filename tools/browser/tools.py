@@ -20,7 +20,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.browser.engine import BrowserEngine, EngineConfig, chromium_missing, shared_engine
+from tools.browser.engine import BrowserEngine, EngineConfig, chromium_missing
+from tools.browser.engines import BrowserEngines
 from tools.browser.proxy import ProxyRules
 from tools.browser.session import BrowserSession, Capture
 from tools.browser.widgets import ShotFrame
@@ -157,17 +158,23 @@ def engine_config(settings: Settings) -> EngineConfig:
     return EngineConfig.from_settings(settings, rules)
 
 
-def engine_for(settings: Settings) -> BrowserEngine:
-    """The process's shared browser for these settings' address rules and blocked domains."""
-    return shared_engine(engine_config(settings))
+def engine_for(settings: Settings, browsers: BrowserEngines) -> BrowserEngine:
+    """The application's shared browser for these settings' address rules and blocked domains."""
+    return browsers.get(engine_config(settings))
 
 
-def make_browser_tools(settings: Settings) -> list[BaseTool]:
-    """Build the browser tools; needs Playwright (requirements.txt) and Chromium (Debian's `chromium`)."""
+def make_browser_tools(settings: Settings, browsers: BrowserEngines | None = None) -> list[BaseTool]:
+    """Build the browser tools over the application's pools (`browsers`, injected by the registry's deps).
+
+    Needs Playwright (requirements.txt) and Chromium (Debian's `chromium`), and the pools to run in.
+    """
     missing = chromium_missing(settings.BROWSER_EXECUTABLE)
     if missing:
         raise MissingDependency(BROWSER_TOOLS, missing)
-    engine = engine_for(settings)
+    if browsers is None:
+        raise MissingDependency(BROWSER_TOOLS, "no browser pool was given: build the registry with "
+                                               "deps=Application.tool_deps()")
+    engine = engine_for(settings, browsers)
     from tools.browser.actions import make_action_tools
 
     return make_action_tools(settings, lambda config: _browser_run(config, engine, settings),

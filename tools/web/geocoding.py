@@ -1,9 +1,9 @@
 """Places to coordinates with Nominatim, under its usage policy: one request per second from the whole app.
 
 Nominatim's policy (operations.osmfoundation.org/policies/nominatim) asks for at most one request per
-second, an identifying User-Agent and cached results; `NOMINATIM_LIMIT` is shared by every tool and
-thread of the process, and answers are cached per process. `format=jsonv2` answers a list whose
-`lat`/`lon` are strings and whose class is called `category`.
+second, an identifying User-Agent and cached results; one limiter (`application.Application.nominatim_limit`)
+is shared by every tool and thread of the application, and answers are cached per registry. `format=jsonv2`
+answers a list whose `lat`/`lon` are strings and whose class is called `category`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 from tools.errors import ToolFailure
 from tools.web.service import MinInterval, Service
 
-NOMINATIM_LIMIT = MinInterval(1.0)
-"""The process-wide limiter every Nominatim request waits on."""
+NOMINATIM_INTERVAL_S = 1.0
+"""The policy's spacing between two requests."""
 MAX_MATCHES = 5
 _CACHE_SIZE = 256
 
@@ -91,7 +91,7 @@ class Geocoder:
         return self.search(place, 1)[0]
 
 
-def nominatim_service(base_url: str, timeout_s: float, user_agent: str) -> Service:
-    """The Nominatim service, every request waiting on the process-wide limiter."""
+def nominatim_service(base_url: str, timeout_s: float, user_agent: str, throttle: MinInterval) -> Service:
+    """The Nominatim service, every request waiting on `throttle` (the application's limiter)."""
     return Service("Nominatim", base_url, timeout_s, user_agent, fallback="web_search for the place's coordinates",
-                   throttle=NOMINATIM_LIMIT)
+                   throttle=throttle)

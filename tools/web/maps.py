@@ -16,9 +16,9 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.errors import MissingDependency, ToolFailure
-from tools.web.geocoding import Geocoder, Place, distance_m, nominatim_service
+from tools.web.geocoding import NOMINATIM_INTERVAL_S, Geocoder, Place, distance_m, nominatim_service
 from tools.web.overpass import MAX_SHOWN, parse_elements, query, tag_for
-from tools.web.service import NotFound, Service, tool_timeout
+from tools.web.service import MinInterval, NotFound, Service, tool_timeout
 
 Mode = Literal["driving", "walking", "cycling"]
 _MODES: dict[str, Mode] = {"driving": "driving", "drive": "driving", "car": "driving", "walking": "walking",
@@ -57,13 +57,18 @@ def describe_route(body: dict[str, Any], asked: Mode, start: Place, end: Place, 
     return "\n".join(lines)
 
 
-def make_map_tools(settings: Settings) -> list[BaseTool]:
-    """Build geocode, route and nearby; an empty NOMINATIM_URL removes all three, OSRM_URL / OVERPASS_URL one each."""
+def make_map_tools(settings: Settings, nominatim_limit: MinInterval | None = None) -> list[BaseTool]:
+    """Build geocode, route and nearby; an empty NOMINATIM_URL removes all three, OSRM_URL / OVERPASS_URL one each.
+
+    `nominatim_limit` is the application's limiter (injected by the registry's deps); a registry built
+    without one (the tools CLI, a test) spaces its own requests.
+    """
     if not settings.NOMINATIM_URL:
         raise MissingDependency(["geocode", "route", "nearby"], "NOMINATIM_URL is empty; set it to "
                                                                 "https://nominatim.openstreetmap.org")
     timeout_s = tool_timeout(settings)
-    geocoder = Geocoder(nominatim_service(settings.NOMINATIM_URL, timeout_s, settings.HTTP_USER_AGENT))
+    throttle = nominatim_limit if nominatim_limit is not None else MinInterval(NOMINATIM_INTERVAL_S)
+    geocoder = Geocoder(nominatim_service(settings.NOMINATIM_URL, timeout_s, settings.HTTP_USER_AGENT, throttle))
     made = [_geocode_tool(geocoder)]
     limited: dict[str, str] = {}
     if settings.OSRM_URL:

@@ -19,6 +19,7 @@ from agent.events import (
     WorkerReported,
 )
 from agent.pipeline import Pipeline
+from application import Application
 from config import load_settings
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, count_tokens, say, tool_results
 from tests.support.research_site import FILLER
@@ -45,8 +46,10 @@ pytestmark = pytest.mark.integration
 def _pipeline(srv: ScriptedOpenAI, factories: list[Any], **overrides: Any) -> Pipeline:
     settings = load_settings(OPENAI_BASE_URL=srv.url, OPENAI_API_KEY="sk-test", RAG_ENABLED=False,
                              AGENT_STRATEGY="team", RATE_LIMIT_RETRY_BASE_DELAY=0.01, **overrides)
-    return Pipeline(settings, registry=build_registry(settings, [("base", f) for f in factories]),
-                    raise_internal_errors=True)
+    app = Application(settings)  # the pipeline's: its browsers are what a browser factory gets
+    return Pipeline(settings, registry=build_registry(settings, [("base", f) for f in factories],
+                                                      deps=app.tool_deps()),
+                    raise_internal_errors=True, app=app)
 
 
 def _offered(body: dict[str, Any]) -> list[str]:
