@@ -6,9 +6,12 @@ and `ITERATIONS_CEILING`), so the field cannot buy an unbounded run on the owner
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from config import Settings
+
+if TYPE_CHECKING:
+    from evaluation.run_summary import RunSummary
 
 ITERATIONS_CEILING = 50
 """Most assistant turns a tab's field may ask for (GAIA's longest annotated task took 44 steps)."""
@@ -28,10 +31,10 @@ def run_iterations(value: Any, settings: Settings) -> int | None:
     return min(max(1, number), iteration_ceiling(settings))
 
 
-def cost_line(summary: dict[str, Any]) -> str:
+def cost_line(summary: RunSummary) -> str:
     """`Cost: $0.0123 ($0.0041 per task)` for a run's summary; '' when the prices are unknown (all zero)."""
-    cost = summary.get("cost_usd") or {}
-    total = float((summary.get("meta") or {}).get("cost_usd") or cost.get("total") or 0.0)
+    cost = summary.cost_usd
+    total = float(summary.meta.get("cost_usd") or cost.get("total") or 0.0)
     if not total:
         return ""
     return f"Cost: ${total:.4f} (${float(cost.get('per_task') or 0.0):.4f} per task)"
