@@ -63,3 +63,4 @@ def test_a_batch_run_is_scored_and_recorded_with_the_forms_scorer(tmp_path: Path
     (run_json,) = Path(tmp_path / "runs").glob("*/run.json")
     assert json.loads(run_json.read_text())["scorer"] == "lenient"
     assert "(lenient scorer)" in (run_json.parent / "report.md").read_text()
+    assert "**Correct (lenient scorer) " in last.status and "Exact match" not in last.status  # the summary line

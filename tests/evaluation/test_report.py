@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from evaluation.chart import plot_accuracy
+from evaluation.chart import chart_title, plot_accuracy
 from evaluation.records import TaskRecord
 from evaluation.report import recommendations, summarize, write_report
 from evaluation.run_summary import RunSummary
@@ -110,6 +110,16 @@ def test_report_escapes_pipes_and_newlines(tmp_path):
     rec = _record(1, 1, "a|b\nc", "abc")
     text = write_report([rec], summarize([rec], elapsed_s=0), tmp_path).read_text()
     assert "a\\|b c" in text
+
+
+def test_the_chart_title_names_the_scorer_that_ran(tmp_path):
+    records = [_record(1, 1, "4", "4"), _record(2, 1, "4 apples", "4")]
+    official = summarize(records, elapsed_s=0, meta={"scorer": "official"})
+    lenient = summarize(records, elapsed_s=0, meta={"scorer": "lenient"})
+    assert chart_title(official) == "GAIA exact match: 50.0%"
+    lenient.exact_match_rate = 1.0  # what the lenient scorer's verdicts would give
+    assert chart_title(lenient) == "GAIA correct (lenient scorer): 100.0%"
+    assert _png_size(plot_accuracy(lenient, tmp_path / "lenient.png"))[0] > 0
 
 
 def test_chart_without_scored_tasks(tmp_path):
