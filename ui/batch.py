@@ -217,13 +217,13 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
     if resume and RunFolder(output_dir).info() is not None:  # the run's own selection (filled in by the runner)
         req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
                            question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations,
-                           strategy=req.strategy)
+                           strategy=req.strategy, attempts=req.attempts)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
                        scorer=None if resume else req.scorer,  # a resume scores as the run's run.json says
-                       strategy=req.strategy)
+                       strategy=req.strategy, attempts=req.attempts)
     if req.rerun_of and not resume:  # the failures of a finished run, its tool calls answered from its record
         from evaluation.rerun import rerun_config
 
@@ -345,10 +345,10 @@ def api_result_view(result: Any) -> BatchView:
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str,
                  scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None,
-                 strategy: Strategy | None = None) -> BatchRequest:
+                 strategy: Strategy | None = None, attempts: int | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
     return BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                     username, scorer or DEFAULT_SCORER, max_iterations, strategy).request(parse_task_ids)
+                     username, scorer or DEFAULT_SCORER, max_iterations, strategy, attempts).request(parse_task_ids)
 
 
 __all__ = ["DOWNLOADS", "FOLDER_HELP", "LEVELS", "SCORER_CHOICES", "SOURCES", "SOURCE_LABELS", "BatchForm",
