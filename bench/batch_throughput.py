@@ -233,20 +233,20 @@ def run_mode(name: str, *, plans: list[TaskPlan], rpm: float, tpm: float, latenc
         busiest = max_window_tokens(srv.admitted_tokens)
         token_limited = srv.token_limited
     admitted = requests - limited
-    elapsed = result.summary["elapsed_s"]
+    elapsed = result.summary.elapsed_s
     minimum = token_bound(counted, tpm, latency, burst_s) if tokens else request_bound(admitted, rpm, latency)
     rate_fraction = None
     if window:
         minimum = window_bound(admitted, window[0], window[1], latency)
         rate_fraction = round(admitted / elapsed / (window[0] / window[1]), 3) if elapsed else 0.0
-    ceiling = result.summary["meta"].get("ceiling", {})
+    ceiling = result.summary.meta.get("ceiling", {})
     return {"mode": name, "concurrency": concurrency, "requests": admitted, "429s": limited,
             "token_429s": token_limited, "tokens": counted, "max_60s_tokens": busiest,
             "elapsed_s": elapsed, "minimum_s": round(minimum, 2),
             "ceiling_ratio": round(minimum / elapsed, 3) if elapsed else 0.0,
             "limiter_wait_s": ceiling.get("limiter_wait_s"), "tail_s": ceiling.get("tail_s"),
-            "correct": result.summary["correct"], "errors": result.summary["errors"], "tasks": len(plans),
-            "rejected_wait_s": result.summary["meta"].get("rate_limited_wait_s"), "rate_fraction": rate_fraction,
+            "correct": result.summary.correct, "errors": result.summary.errors, "tasks": len(plans),
+            "rejected_wait_s": result.summary.meta.get("rate_limited_wait_s"), "rate_fraction": rate_fraction,
             "learnt": ceiling.get("learnt_window")}
 
 

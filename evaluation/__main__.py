@@ -165,24 +165,23 @@ def cmd_run(args: argparse.Namespace, app: Application) -> int:
     finally:
         bar.close()
     s = result.summary
-    rate = "n/a" if s["exact_match_rate"] is None else f"{s['exact_match_rate']:.1%}"
-    scorer = (s.get("meta") or {}).get("scorer") or "official"
-    verdicts = "exact match" if scorer == "official" else f"correct ({scorer} scorer)"
-    print(f"{verdicts}: {rate} ({s['correct']}/{s['scored']} scored, {s['total']} recorded, {s['errors']} errors) "
-          f"in {s['elapsed_s']:.1f} s")
-    for level, m in sorted(s["level_metrics"].items()):
+    rate = "n/a" if s.exact_match_rate is None else f"{s.exact_match_rate:.1%}"
+    verdicts = s.verdicts[0].lower() + s.verdicts[1:]
+    print(f"{verdicts}: {rate} ({s.correct}/{s.scored} scored, {s.total} recorded, {s.errors} errors) "
+          f"in {s.elapsed_s or 0.0:.1f} s")
+    for level, m in sorted(s.level_metrics.items()):
         acc = "n/a" if m.get("accuracy") is None else f"{m['accuracy']:.1%}"
         print(f"  level {level}: {acc} ({m.get('correct', 0)}/{m.get('scored', m.get('total', 0))})")
     for problem in result.submission_problems:
         print(f"submission check: {problem}", file=sys.stderr)
-    cost = s["meta"].get("cost_usd")
+    cost = s.meta.get("cost_usd")
     if cost is not None:
-        print(f"cost: ${cost:.4f} for the run so far ({s['cost_usd']['total']:.4f} over its recorded tasks)")
+        print(f"cost: ${cost:.4f} for the run so far ({s.cost_usd['total']:.4f} over its recorded tasks)")
     print(f"output: {result.output_dir}")
     if result.stopped:
-        if reason := s["meta"].get("stopped_reason"):
+        if reason := s.meta.get("stopped_reason"):
             print(reason)
-        print(f"stopped with {s['meta'].get('remaining')} task(s) left: finish with "
+        print(f"stopped with {s.remaining} task(s) left: finish with "
               f"python -m evaluation run --resume --output-dir {result.output_dir} (its run.json keeps the selection)")
         return 130
     return 0

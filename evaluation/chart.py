@@ -7,13 +7,16 @@ threads and headless servers.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+if TYPE_CHECKING:
+    from evaluation.run_summary import Group, RunSummary
 
-def _bars(ax: Any, title: str, groups: dict[str, dict[str, Any]]) -> None:
+
+def _bars(ax: Any, title: str, groups: dict[str, Group]) -> None:
     scored = {name: g for name, g in groups.items() if g.get("scored")}
     ax.set_title(title)
     ax.set_ylim(0, 110)  # headroom so the n/m labels above full bars stay clear of the title
@@ -35,17 +38,26 @@ def _bars(ax: Any, title: str, groups: dict[str, dict[str, Any]]) -> None:
     ax.tick_params(axis="x", labelrotation=30 if len(names) > 4 else 0)
 
 
-def plot_accuracy(summary: dict[str, Any], path: Path) -> Path:
-    """Draw accuracy by level and by file type from a `summarize()` dict into a PNG at `path`."""
-    levels = {f"Level {k}": v for k, v in summary.get("level_metrics", {}).items()}
+def plot_accuracy(summary: RunSummary, path: Path) -> Path:
+    """Draw accuracy by level and by file type from a run's summary into a PNG at `path`.
+
+    The title names the scorer whose verdicts the bars count (a lenient run is not an exact match).
+    """
+    levels = {f"Level {k}": v for k, v in summary.level_metrics.items()}
     fig = Figure(figsize=(10, 4), dpi=100)
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2)
     _bars(left, "Accuracy by level", levels)
-    _bars(right, "Accuracy by attachment type", summary.get("by_file_type", {}))
-    rate = summary.get("exact_match_rate")
-    fig.suptitle("GAIA exact match: " + ("n/a" if rate is None else f"{100 * rate:.1f}%"))
+    _bars(right, "Accuracy by attachment type", summary.by_file_type)
+    fig.suptitle(chart_title(summary))
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     return path
+
+
+def chart_title(summary: RunSummary) -> str:
+    """`GAIA exact match: 50.0%`, or `GAIA correct (lenient scorer): 75.0%` for another scorer's verdicts."""
+    rate = summary.exact_match_rate
+    label = summary.verdicts
+    return f"GAIA {label[0].lower()}{label[1:]}: " + ("n/a" if rate is None else f"{100 * rate:.1f}%")

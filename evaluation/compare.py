@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.repair_table import repair_table
+from evaluation.run_folder import RunFolder
 
 
 class CompareError(ValueError):
@@ -213,13 +214,9 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
 
 def _strategy(run: Path, rows: dict[str, dict[str, Any]]) -> str:
     """The run's strategy: its run.json's, else its records' (several: joined), else react."""
-    info = run / "run.json" if run.is_dir() else run.parent / "run.json"
-    try:
-        recorded = json.loads(info.read_text(encoding="utf-8")).get("strategy") if info.is_file() else None
-    except (OSError, ValueError):
-        recorded = None
-    if isinstance(recorded, str) and recorded:
-        return recorded
+    info = RunFolder(run if run.is_dir() else run.parent).info()
+    if info is not None and info.strategy:
+        return info.strategy
     return "/".join(sorted({str(r.get("strategy") or "react") for r in rows.values()})) or "react"
 
 

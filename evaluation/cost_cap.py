@@ -1,7 +1,7 @@
 """A batch run's cost cap: what the run spent (every session), and whether a new task may start.
 
-The total lives in the run folder's `run.json` (`cost_usd`), updated as each task is recorded, so a
-resume counts what its earlier sessions spent. The cap in force is the current invocation's
+The total lives in the run folder's `run.json` (`cost_usd`, kept by `RunFolder`), updated as each task
+is recorded, so a resume counts what its earlier sessions spent. The cap in force is the current invocation's
 (`--max-cost-usd`, else BATCH_MAX_COST_USD; 0 = none): a resume with a higher cap, or none, goes on.
 Once the total reaches the cap no new task starts; running tasks finish and are recorded; the rest
 stay unstarted, resumable.
@@ -10,22 +10,22 @@ stay unstarted, resumable.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evaluation.run_info import read_run_info, update_run_info
+if TYPE_CHECKING:
+    from evaluation.run_folder import RunFolder
 
 
 class CostCap:
     """The run's spending against its cap; thread-safe (tasks finish on several threads)."""
 
-    def __init__(self, out: Path, cap_usd: float) -> None:
-        self.out = Path(out)
+    def __init__(self, folder: RunFolder, cap_usd: float) -> None:
+        self.folder = folder
         self.cap_usd = max(0.0, cap_usd)
-        info = read_run_info(self.out)
-        self.spent_usd = info.cost_usd if info is not None else 0.0
+        self.spent_usd = folder.spent_usd()
         """Spent so far over every session of the run."""
         self._lock = threading.Lock()
-        update_run_info(self.out, max_cost_usd=self.cap_usd)
+        folder.record_cost(cap_usd=self.cap_usd)
 
     @property
     def reached(self) -> bool:
@@ -41,7 +41,7 @@ class CostCap:
         """Count a recorded task's cost and keep the total in run.json."""
         with self._lock:
             self.spent_usd = round(self.spent_usd + max(0.0, cost_usd), 8)
-            update_run_info(self.out, cost_usd=self.spent_usd)
+            self.folder.record_cost(spent_usd=self.spent_usd)
 
     def reason(self) -> str | None:
         """Why tasks were left unstarted, or None when the cap did not stop the run."""

@@ -19,10 +19,11 @@ from typing import Any
 from evaluation.checkpoint import write_jsonl_atomic
 from evaluation.records import TaskRecord
 from evaluation.report import write_report
+from evaluation.run_summary import RunSummary
 from evaluation.submission import write_results_jsonl, write_submission_guide
 
 
-def write_outputs(out: Path, records: Sequence[TaskRecord], summary: Mapping[str, Any], *,
+def write_outputs(out: Path, records: Sequence[TaskRecord], summary: RunSummary, *,
                   tables: Mapping[str, list[dict[str, Any]]] | None = None,
                   guide_for_model: str | None = None) -> None:
     """Write the run folder's files (see the module docstring); `tables` maps extra file names to rows."""
@@ -32,7 +33,8 @@ def write_outputs(out: Path, records: Sequence[TaskRecord], summary: Mapping[str
     write_results_jsonl(records, out / "results.jsonl")
     for name, rows in (tables or {}).items():
         write_jsonl_atomic(out / name, rows)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    write_report(records, dict(summary), out)
+    text = json.dumps(summary.to_dict(), indent=2, ensure_ascii=False, default=str)
+    (out / "summary.json").write_text(text, encoding="utf-8")
+    write_report(records, summary, out)
     if guide_for_model is not None:
         write_submission_guide(out, model_name=guide_for_model)

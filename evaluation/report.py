@@ -21,6 +21,7 @@ from typing import Any
 from evaluation.chart import plot_accuracy
 from evaluation.records import TaskRecord
 from evaluation.repair_hints import hints_markdown
+from evaluation.run_summary import Group, RunSummary
 
 CHART_NAME = "accuracy.png"
 WAIT_WORTH_NOTING_S = 1.0
@@ -36,15 +37,15 @@ CATEGORY_HELP = {
 }
 
 
-def _group(records: Iterable[TaskRecord]) -> dict[str, Any]:
+def _group(records: Iterable[TaskRecord]) -> Group:
     records = list(records)
     scored = [r for r in records if r.correct is not None]
     correct = sum(bool(r.correct) for r in scored)
-    return {"total": len(records), "scored": len(scored), "correct": correct,
-            "accuracy": correct / len(scored) if scored else None}
+    return Group(total=len(records), scored=len(scored), correct=correct,
+                 accuracy=correct / len(scored) if scored else None)
 
 
-def _grouped(records: list[TaskRecord], key: Any) -> dict[str, dict[str, Any]]:
+def _grouped(records: list[TaskRecord], key: Any) -> dict[str, Group]:
     buckets: dict[str, list[TaskRecord]] = defaultdict(list)
     for record in records:
         buckets[key(record)].append(record)
@@ -57,49 +58,49 @@ def _drop(a: float | None, b: float | None) -> dict[str, float | None]:
     return {"absolute": a - b, "relative": (a - b) / a if a else None}
 
 
-def summarize(records: list[TaskRecord], *, elapsed_s: float, meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The summary.json dict of a run (see the module docstring for the conventions)."""
+def summarize(records: list[TaskRecord], *, elapsed_s: float, meta: dict[str, Any] | None = None) -> RunSummary:
+    """The summary of a run (see the module docstring for the conventions)."""
     overall = _group(records)
     levels = _grouped(records, lambda r: str(r.level) if r.level is not None else "unknown")
-    acc = {lvl: levels.get(lvl, {}).get("accuracy") for lvl in ("1", "2", "3")}
+    acc = {lvl: levels[lvl]["accuracy"] if lvl in levels else None for lvl in ("1", "2", "3")}
     correct_steps = [r.steps for r in records if r.correct]
     prompt = sum(r.prompt_tokens for r in records)
     completion = sum(r.completion_tokens for r in records)
     latencies = [r.latency_s for r in records]
     categories = Counter(r.failure_category for r in records if r.failure_category != "correct")
     format_only = sum(1 for r in records if (score := r.score) is not None and score.format_only_miss)
-    return {
-        "exact_match_rate": overall["accuracy"],
-        "total": overall["total"],
-        "correct": overall["correct"],
-        "scored": overall["scored"],
-        "unscored": overall["total"] - overall["scored"],
-        "errors": sum(1 for r in records if r.error),
-        "format_only_misses": format_only,
-        "lenient_match_rate": (overall["correct"] + format_only) / overall["scored"] if overall["scored"] else None,
-        "level_metrics": levels,
-        "drop_rates": {
+    return RunSummary(
+        exact_match_rate=overall["accuracy"],
+        total=overall["total"],
+        correct=overall["correct"],
+        scored=overall["scored"],
+        unscored=overall["total"] - overall["scored"],
+        errors=sum(1 for r in records if r.error),
+        format_only_misses=format_only,
+        lenient_match_rate=(overall["correct"] + format_only) / overall["scored"] if overall["scored"] else None,
+        level_metrics=levels,
+        drop_rates={
             "1->2": _drop(acc["1"], acc["2"]), "2->3": _drop(acc["2"], acc["3"]), "1->3": _drop(acc["1"], acc["3"]),
         },
-        "avg_steps_correct": stats.fmean(correct_steps) if correct_steps else None,
-        "by_file_type": _grouped(records, lambda r: r.file_type or "none"),
-        "by_source": _grouped(records, lambda r: r.source),
-        "tokens": {"prompt": prompt, "completion": completion, "total": prompt + completion,
-                   "per_task": (prompt + completion) / len(records) if records else 0.0},
-        "latency_s": {"mean": stats.fmean(latencies) if latencies else 0.0,
-                      "median": stats.median(latencies) if latencies else 0.0, "max": max(latencies, default=0.0)},
-        "retries": sum(r.retries for r in records),
-        "cost_usd": {"total": round(sum(r.cost_usd for r in records), 6),
-                     "per_task": round(sum(r.cost_usd for r in records) / len(records), 6) if records else 0.0},
-        "budget_exhausted": sum(1 for r in records if r.budget_exhausted),
-        "permanent_errors": sum(1 for r in records if r.permanent_error),
-        "waited": {r.task_id: r.limiter_wait_s for r in sorted(records, key=lambda r: -r.limiter_wait_s)
-                   if r.limiter_wait_s >= WAIT_WORTH_NOTING_S},
-        "elapsed_s": elapsed_s,
-        "failure_categories": dict(categories.most_common()),
-        "attempts": attempt_metrics(records),
-        "meta": dict(meta or {}),
-    }
+        avg_steps_correct=stats.fmean(correct_steps) if correct_steps else None,
+        by_file_type=_grouped(records, lambda r: r.file_type or "none"),
+        by_source=_grouped(records, lambda r: r.source),
+        tokens={"prompt": prompt, "completion": completion, "total": prompt + completion,
+                "per_task": (prompt + completion) / len(records) if records else 0.0},
+        latency_s={"mean": stats.fmean(latencies) if latencies else 0.0,
+                   "median": stats.median(latencies) if latencies else 0.0, "max": max(latencies, default=0.0)},
+        retries=sum(r.retries for r in records),
+        cost_usd={"total": round(sum(r.cost_usd for r in records), 6),
+                  "per_task": round(sum(r.cost_usd for r in records) / len(records), 6) if records else 0.0},
+        budget_exhausted=sum(1 for r in records if r.budget_exhausted),
+        permanent_errors=sum(1 for r in records if r.permanent_error),
+        waited={r.task_id: r.limiter_wait_s for r in sorted(records, key=lambda r: -r.limiter_wait_s)
+                if r.limiter_wait_s >= WAIT_WORTH_NOTING_S},
+        elapsed_s=elapsed_s,
+        failure_categories=dict(categories.most_common()),
+        attempts=attempt_metrics(records),
+        meta=dict(meta or {}),
+    )
 
 
 def attempt_metrics(records: list[TaskRecord]) -> dict[str, Any]:
@@ -137,7 +138,7 @@ def _cell(text: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _group_table(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
+def _group_table(title: str, groups: dict[str, Group]) -> list[str]:
     lines = [f"| {title} | Tasks | Scored | Correct | Accuracy |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {name} | {g['total']} | {g['scored']} | {g['correct']} | {_pct(g['accuracy'])} |"
               for name, g in groups.items()]
@@ -162,10 +163,10 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
-def recommendations(summary: dict[str, Any]) -> list[str]:
+def recommendations(summary: RunSummary) -> list[str]:
     """Concrete next steps derived from the numbers (empty when nothing stands out)."""
     tips: list[str] = []
-    cats, scored = summary["failure_categories"], summary["scored"] or 1
+    cats, scored = summary.failure_categories, summary.scored or 1
     if n := cats.get("format_only_miss"):
         tips.append(f"{n} answer(s) had the right content in the wrong format: tighten the final-answer "
                     "instructions (no units unless asked, list order as asked, digits not words, no articles).")
@@ -179,16 +180,16 @@ def recommendations(summary: dict[str, Any]) -> list[str]:
     if n := cats.get("no_tool_result_used"):
         tips.append(f"{n} wrong answer(s) used no tool result: the agent guessed; "
                     "push it to search or read the file first.")
-    weak = [(g["accuracy"], name) for name, g in summary["by_file_type"].items()
+    weak = [(g["accuracy"], name) for name, g in summary.by_file_type.items()
             if g["scored"] >= 2 and g["accuracy"] is not None]
-    if weak and (worst := min(weak))[0] < (summary["exact_match_rate"] or 0):
+    if weak and (worst := min(weak))[0] < (summary.exact_match_rate or 0):
         tips.append(f"Weakest attachment type: {worst[1]} ({_pct(worst[0])}); improve its tool or route.")
-    drop = summary["drop_rates"]["1->3"]["absolute"]
+    drop = summary.drop_rates["1->3"]["absolute"]
     if drop is not None and drop > 0.3:
         tips.append(f"Accuracy falls {100 * drop:.0f} points from level 1 to 3: "
                     "long multi-step tasks need planning help.")
-    if summary["errors"] > 0.1 * scored:
-        tips.append(f"{summary['errors']} task(s) ended with an error: inspect them before trusting the score.")
+    if summary.errors > 0.1 * scored:
+        tips.append(f"{summary.errors} task(s) ended with an error: inspect them before trusting the score.")
     return tips
 
 
@@ -214,39 +215,39 @@ def _setting(value: Any) -> str:
     return str(value)
 
 
-def write_report(records: list[TaskRecord], summary: dict[str, Any], output_dir: Path) -> Path:
+def write_report(records: list[TaskRecord], summary: RunSummary, output_dir: Path) -> Path:
     """Write report.md and its chart (accuracy.png) into `output_dir`; return the report's path."""
     output_dir.mkdir(parents=True, exist_ok=True)
     plot_accuracy(summary, output_dir / CHART_NAME)
-    meta = summary.get("meta") or {}
+    meta = summary.meta
     lines = ["# GAIA evaluation report", "", "## Overview", ""]
     server = meta.get("verdicts")  # an API run: the scoring server's verdicts are the truth, not a local scorer's
     lines += [
         f"- **{f'Correct per the server ({server})' if server else _local_verdicts(records, meta)}**: "
-        f"{_pct(summary['exact_match_rate'])} "
-        f"({summary['correct']}/{summary['scored']} scored; {summary['unscored']} unscored, {summary['total']} total)",
-        *([] if server else [f"- **With format-only misses counted**: {_pct(summary['lenient_match_rate'])}"]),
-        *(_attempt_line(summary["attempts"]) if summary.get("attempts", {}).get("k", 1) > 1 else []),
-        f"- **Elapsed**: {summary['elapsed_s']:.1f} s; tokens {summary['tokens']['total']} "
-        f"({summary['tokens']['per_task']:.0f} per task); retries {summary['retries']}; errors {summary['errors']}",
-        f"- **Cost**: {_usd(summary.get('cost_usd', {}).get('total'))} "
-        f"({_usd(summary.get('cost_usd', {}).get('per_task'))} per task; LLM_PRICE_*_PER_MTOK); "
-        f"token budget exhausted on {summary.get('budget_exhausted', 0)} task(s)",
+        f"{_pct(summary.exact_match_rate)} "
+        f"({summary.correct}/{summary.scored} scored; {summary.unscored} unscored, {summary.total} total)",
+        *([] if server else [f"- **With format-only misses counted**: {_pct(summary.lenient_match_rate)}"]),
+        *(_attempt_line(summary.attempts) if summary.attempts_k > 1 else []),
+        f"- **Elapsed**: {summary.elapsed_s or 0.0:.1f} s; tokens {summary.tokens['total']} "
+        f"({summary.tokens['per_task']:.0f} per task); retries {summary.retries}; errors {summary.errors}",
+        f"- **Cost**: {_usd(summary.cost_usd.get('total'))} "
+        f"({_usd(summary.cost_usd.get('per_task'))} per task; LLM_PRICE_*_PER_MTOK); "
+        f"token budget exhausted on {summary.budget_exhausted} task(s)",
         *(["- **Waited for the rate limiter**: " + ", ".join(
-            f"{t[:8]} {s:.1f} s" for t, s in list(summary["waited"].items())[:10])] if summary.get("waited") else []),
+            f"{t[:8]} {s:.1f} s" for t, s in list(summary.waited.items())[:10])] if summary.waited else []),
         "- **Average steps of correct answers**: "
-        + ("n/a" if summary["avg_steps_correct"] is None else f"{summary['avg_steps_correct']:.1f}"),
+        + ("n/a" if summary.avg_steps_correct is None else f"{summary.avg_steps_correct:.1f}"),
         "", f"![Accuracy by level and attachment type]({CHART_NAME})", "", "## Accuracy by level", "",
     ]
-    lines += _group_table("Level", summary["level_metrics"])
+    lines += _group_table("Level", summary.level_metrics)
     lines += ["", "## Drop rates", "",
               "Absolute = accuracy points lost; relative = share of the easier level's accuracy lost.", "",
               "| From → to | Absolute | Relative |", "|---|---:|---:|"]
-    lines += [f"| {k} | {_points(v['absolute'])} | {_pct(v['relative'])} |" for k, v in summary["drop_rates"].items()]
-    lines += ["", "## By attachment type", ""] + _group_table("Type", summary["by_file_type"])
-    lines += ["", "## By source", ""] + _group_table("Source", summary["by_source"])
+    lines += [f"| {k} | {_points(v['absolute'])} | {_pct(v['relative'])} |" for k, v in summary.drop_rates.items()]
+    lines += ["", "## By attachment type", ""] + _group_table("Type", summary.by_file_type)
+    lines += ["", "## By source", ""] + _group_table("Source", summary.by_source)
     lines += ["", "## Failure categories", "", "| Category | Tasks | Meaning |", "|---|---:|---|"]
-    lines += [f"| {c} | {n} | {CATEGORY_HELP.get(c, '')} |" for c, n in summary["failure_categories"].items()]
+    lines += [f"| {c} | {n} | {CATEGORY_HELP.get(c, '')} |" for c, n in summary.failure_categories.items()]
     lines += ["", "## Tasks", "",
               "| Task | Level | File | Expected | Predicted | Correct | Category | Steps | Latency (s) | Cost (USD) |",
               "|---|---:|---|---|---|:---:|---|---:|---:|---:|"]

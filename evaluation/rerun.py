@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from config import Settings, redact
 from evaluation.records import TaskRecord
 from evaluation.repair_hints import repair_category
-from evaluation.run_info import read_run_info, update_run_info
+from evaluation.run_folder import RunFolder
 
 if TYPE_CHECKING:
     from evaluation.runner import RunConfig
@@ -62,7 +62,7 @@ def rerun_config(parent: Path, base: RunConfig, only_category: str | None = None
     from evaluation.runner import RunError
 
     parent = Path(parent).expanduser().resolve()
-    info = read_run_info(parent)
+    info = RunFolder(parent).info()
     if info is None:
         raise RunError(f"{parent} has no run.json: only a run folder of `python -m evaluation run` can be re-run.")
     ids = failed_task_ids(parent, only_category)
@@ -95,26 +95,24 @@ def changed_settings(before: dict[str, Any], now: dict[str, Any]) -> dict[str, d
     return {k: {"parent": before[k], "now": now[k]} for k in sorted(set(before) & set(now)) if before[k] != now[k]}
 
 
-def _parent_snapshot(parent: Path) -> dict[str, Any]:
+def _parent_snapshot(parent: RunFolder) -> dict[str, Any]:
     """The parent's snapshot; for a run from before snapshots, what its summary's meta says."""
-    info = read_run_info(parent)
+    info = parent.info()
     if info is not None and info.settings:
         return info.settings
-    try:
-        meta = json.loads((parent / "summary.json").read_text(encoding="utf-8")).get("meta") or {}
-    except (OSError, ValueError, AttributeError):
-        return {}
+    summary = parent.summary()
+    meta = summary.meta if summary is not None else {}
     return {k: v for k, v in {"MODEL_NAME": meta.get("model"), "max_iterations": meta.get("max_iterations"),
                               "use_rag": meta.get("use_rag"), "scorer": meta.get("scorer")}.items() if v is not None}
 
 
-def record_lineage(out: Path, config: RunConfig, settings: Settings) -> None:
-    """Write the run's settings snapshot, and with a parent its path and the settings that changed, to run.json."""
+def record_lineage(folder: RunFolder, config: RunConfig, settings: Settings) -> None:
+    """Keep the run's settings snapshot, and with a parent its path and the settings that changed, in run.json."""
     snapshot = settings_snapshot(settings, config)
     changes: dict[str, Any] = {"settings": snapshot,
                                "replay_from": str(config.replay_from) if config.replay_from else None}
     if config.parent is not None:
-        before = _parent_snapshot(Path(config.parent))
+        before = _parent_snapshot(RunFolder(Path(config.parent)))
         changes["parent"] = str(config.parent)
         changes["changed_settings"] = changed_settings(before, snapshot)
-    update_run_info(out, **changes)
+    folder.update(**changes)

@@ -12,6 +12,7 @@ What it adds around `solve()` and nothing more:
   ones finish, and the summary says why the rest are left;
 - at the end (also after a stop): the run folder's files (`evaluation.outputs`), all rebuilt from
   the checkpoint so each task appears exactly once.
+The run directory itself (run.json, checkpoint, cost, summary) is a `RunFolder` (`evaluation.run_folder`).
 """
 
 from __future__ import annotations
@@ -26,16 +27,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from config import Settings, Strategy
-from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint, FolderBusy, session_wall_time
+from evaluation.checkpoint import CHECKPOINT_NAME, FolderBusy, session_wall_time
 from evaluation.cost_cap import CostCap
 from evaluation.dataset import Sample, load_split
 from evaluation.limiter import RateLimiter
 from evaluation.ordering import plan_order, recorded_durations
-from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
 from evaluation.rerun import record_lineage
-from evaluation.run_info import RunInfo, read_run_info, update_run_info, with_recorded_selection, write_run_info
+from evaluation.run_folder import RunFolder
+from evaluation.run_info import RunInfo, with_recorded_selection
+from evaluation.run_summary import RunSummary
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
 from evaluation.start_spacer import StartSpacer
 from evaluation.submission import check_submission
@@ -102,7 +104,7 @@ class RunResult:
     """A finished (or stopped) run: every record of its folder, the summary, where the files are."""
 
     records: list[TaskRecord]
-    summary: dict[str, Any]
+    summary: RunSummary
     output_dir: Path
     stopped: bool
     submission_problems: list[str] = field(default_factory=list)
@@ -139,6 +141,24 @@ def select_samples(samples: Sequence[Sample], config: RunConfig) -> list[Sample]
     return chosen
 
 
+@dataclass
+class BatchJob:
+    """One session of a batch: what to solve, with what, how fast, and whom to tell (see `run_batch`)."""
+
+    samples: list[Sample]
+    pipeline: Pipeline
+    config: RunConfig
+    settings: Settings
+    concurrency: int
+    """Tasks solved at once (resolved: never None)."""
+    delay: float
+    """Seconds between task starts when concurrency is 1 (resolved)."""
+    on_progress: ProgressCallback | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    split_samples: Sequence[Sample] | None = None
+    """What a test-split export is checked against (None: `samples`)."""
+
+
 def run_batch(samples: list[Sample], pipeline: Pipeline, config: RunConfig, settings: Settings, *,
               on_progress: ProgressCallback | None = None, stop: threading.Event | None = None,
               split_samples: Sequence[Sample] | None = None) -> RunResult:
@@ -151,37 +171,43 @@ def run_batch(samples: list[Sample], pipeline: Pipeline, config: RunConfig, sett
     if concurrency < 1:
         raise RunError(f"concurrency must be at least 1, not {concurrency}")
     delay = settings.BATCH_QUESTION_DELAY if config.question_delay is None else config.question_delay
-    checkpoint = Checkpoint(out / CHECKPOINT_NAME, session=uuid.uuid4().hex[:12])
+    folder = RunFolder(out, session=uuid.uuid4().hex[:12])
+    job = BatchJob(samples, pipeline, config, settings, concurrency, delay, on_progress,
+                   stop or threading.Event(), split_samples)
     try:
-        with checkpoint.exclusive():
-            return _run_locked(samples, pipeline, config, settings, out, checkpoint, concurrency, delay,
-                               on_progress, stop, split_samples)
+        with folder.exclusive():
+            return _run_locked(folder, job)
     except FolderBusy:
         raise RunError(f"Another run is still writing {out}: wait for it to finish or stop it first.") from None
 
 
-def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, settings: Settings, out: Path,
-                checkpoint: Checkpoint, concurrency: int, delay: float, on_progress: ProgressCallback | None,
-                stop: threading.Event | None, split_samples: Sequence[Sample] | None) -> RunResult:
-    loaded = checkpoint.load()
-    if loaded.records and not config.resume:
-        raise RunError(f"{out} already holds {len(loaded.records)} finished task(s): resume that run "
-                       "(--resume) or choose another output directory.")
-    recorded = read_run_info(out)
+def _start_folder(folder: RunFolder, job: BatchJob) -> RunConfig:
+    """Write (or keep) the folder's run.json for this session; the config with its scorer and strategy."""
+    config, settings = job.config, job.settings
+    recorded = folder.info()
     scorer_name = run_scorer(config, recorded)
     config = replace(config, scorer=scorer_name, strategy=run_strategy(config, recorded, settings))
-    write_run_info(out, RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
-                                level=config.level, max_samples=config.max_samples,
-                                task_ids=list(config.task_ids or []),
-                                use_rag=config.use_rag, scorer=scorer_name,
-                                max_iterations=config.max_iterations, strategy=config.strategy or "react"))
+    folder.start(RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
+                         level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids or []),
+                         use_rag=config.use_rag, scorer=scorer_name, max_iterations=config.max_iterations,
+                         strategy=config.strategy or "react"))
     if config.max_iterations:
-        update_run_info(out, max_iterations=config.max_iterations)  # a resume may set another cap
-    record_lineage(out, config, settings)
-    tool_cache = ToolCache.for_run(settings, out, config.replay_from)
-    cost = CostCap(out, settings.BATCH_MAX_COST_USD if config.max_cost_usd is None else config.max_cost_usd)
+        folder.update(max_iterations=config.max_iterations)  # a resume may set another cap
+    record_lineage(folder, config, settings)
+    return config
+
+
+def _run_locked(folder: RunFolder, job: BatchJob) -> RunResult:
+    loaded = folder.load()
+    if loaded.records and not job.config.resume:
+        raise RunError(f"{folder.path} already holds {len(loaded.records)} finished task(s): resume that run "
+                       "(--resume) or choose another output directory.")
+    config = _start_folder(folder, job)
+    settings, concurrency, stop = job.settings, job.concurrency, job.stop
+    tool_cache = ToolCache.for_run(settings, folder.path, config.replay_from)
+    cost = CostCap(folder, settings.BATCH_MAX_COST_USD if config.max_cost_usd is None else config.max_cost_usd)
     first: dict[str, Sample] = {}
-    for sample in samples:
+    for sample in job.samples:
         first.setdefault(sample.task_id, sample)  # the first of duplicates, in dataset order
     unique = list(first.values())
 
@@ -189,15 +215,16 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
         record = loaded.records.get(task_id)
         return record is not None and not (config.retry_errors and record.error)
 
-    todo = plan_order([s for s in unique if not kept(s.task_id)], concurrency, recorded_durations(out, config.split))
+    todo = plan_order([s for s in unique if not kept(s.task_id)], concurrency,
+                      recorded_durations(folder.path, config.split))
     previous = [loaded.records[s.task_id] for s in unique if kept(s.task_id)]
-    stop = stop or threading.Event()
     limiter = RateLimiter.from_settings(settings, stop=stop)
-    spacer = StartSpacer(delay if concurrency == 1 else 0.0, stop=stop)
+    spacer = StartSpacer(job.delay if concurrency == 1 else 0.0, stop=stop)
     if todo:
-        pipeline.preload()
+        job.pipeline.preload()
     tracker = ProgressTracker(len(unique), previous)
-    notify(on_progress, tracker.progress())
+    notify(job.on_progress, tracker.progress())
+
     def prepare(sample: Sample) -> Sample | None:
         limiter.take_thread_wait()  # this thread's waits from here on are this task's
         return sample if cost.may_start() and spacer.wait_turn() else None
@@ -206,16 +233,14 @@ def _run_locked(samples: list[Sample], pipeline: Pipeline, config: RunConfig, se
         record.limiter_wait_s = round(limiter.take_thread_wait(), 3)
         cost.add(record.cost_usd)
 
-    loop = TaskLoop(pipeline.with_gate(limiter), settings, checkpoint, stop, use_rag=config.use_rag,
-                    scorer=SCORERS[scorer_name], prepare=prepare, on_record=on_record,
+    loop = TaskLoop(job.pipeline.with_gate(limiter), settings, folder.checkpoint, stop, use_rag=config.use_rag,
+                    scorer=SCORERS[config.scorer or DEFAULT_SCORER], prepare=prepare, on_record=on_record,
                     max_iterations=config.max_iterations, strategy=config.strategy, tool_cache=tool_cache,
                     attempts=config.attempts or settings.ATTEMPTS)
-    loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=on_progress)
-
-    result = finalize(out, unique, checkpoint, config, settings, split_samples or unique,
-                      stopped=(stop.is_set() or cost.reached) and tracker.done < tracker.total, limiter=limiter,
-                      cost=cost, tool_cache=tool_cache)
-    return result
+    loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=job.on_progress)
+    return finalize(folder, unique, config, settings, job.split_samples or unique,
+                    stopped=(stop.is_set() or cost.reached) and tracker.done < tracker.total, limiter=limiter,
+                    cost=cost, tool_cache=tool_cache)
 
 
 def run_strategy(config: RunConfig, recorded: RunInfo | None, settings: Settings) -> Strategy:
@@ -253,11 +278,11 @@ def run_scorer(config: RunConfig, recorded: RunInfo | None) -> str:
     return recorded.scorer
 
 
-def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, config: RunConfig, settings: Settings,
+def finalize(folder: RunFolder, samples: Sequence[Sample], config: RunConfig, settings: Settings,
              split_samples: Sequence[Sample], *, stopped: bool, limiter: RateLimiter | None = None,
              cost: CostCap | None = None, tool_cache: ToolCache | None = None) -> RunResult:
     """Rebuild every output file of the run folder from its checkpoint."""
-    loaded = checkpoint.load()
+    loaded = folder.load()
     order = {s.task_id: i for i, s in enumerate(samples)}
     records = sorted(loaded.records.values(), key=lambda r: (order.get(r.task_id, len(order)), r.task_id))
     # Both splits: the leaderboard takes validation files too and refuses them incomplete just the same.
@@ -288,9 +313,10 @@ def finalize(out: Path, samples: Sequence[Sample], checkpoint: Checkpoint, confi
         meta["pacing"], meta["ceiling"] = stats.pacing, stats.ceiling()
         meta["rate_limited_wait_s"] = stats.rejected_wait_s
     summary = summarize(records, elapsed_s=session_wall_time(loaded.sessions), meta=meta)
-    summary["submission_check"] = {"checked": True, "split": config.split, "problems": problems}
-    write_outputs(out, records, summary, guide_for_model=settings.MODEL_NAME)
-    return RunResult(records=records, summary=summary, output_dir=out, stopped=stopped, submission_problems=problems)
+    summary.submission_check = {"checked": True, "split": config.split, "problems": problems}
+    folder.write_outputs(records, summary, guide_for_model=settings.MODEL_NAME)
+    return RunResult(records=records, summary=summary, output_dir=folder.path, stopped=stopped,
+                     submission_problems=problems)
 
 
 def run_evaluation(config: RunConfig, settings: Settings, pipeline: Pipeline | None = None, *,
@@ -304,7 +330,7 @@ def run_evaluation(config: RunConfig, settings: Settings, pipeline: Pipeline | N
     """
     if config.resume:
         out = resolve_output_dir(config, settings)
-        config = replace(with_recorded_selection(config, read_run_info(out)), output_dir=out)
+        config = replace(with_recorded_selection(config, RunFolder(out).info()), output_dir=out)
     split_samples = load_split(config.split, data_dir=config.data_dir, settings=settings)
     samples = select_samples(split_samples, config)
     if not samples:

@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent.events import Solution
 from config import Settings
-from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint
 from evaluation.dataset import Sample
 from evaluation.failures import failure_category
 from evaluation.limiter import RateLimiter
 from evaluation.ordering import plan_order
-from evaluation.outputs import write_outputs
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
+from evaluation.run_folder import RunFolder
 from evaluation.scorer import Score
 from evaluation.scoring_client import ApiQuestion, ScoringAPIClient, ScoringAPIError
 from evaluation.task_loop import Progress, ProgressTracker, TaskLoop, notify
@@ -175,7 +174,7 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
         record.failure_category = failure_category(solution, record.score)
 
     limiter = RateLimiter.from_settings(settings, stop=stop)
-    loop = TaskLoop(pipeline.with_gate(limiter), settings, Checkpoint(out / CHECKPOINT_NAME, session="api"), stop,
+    loop = TaskLoop(pipeline.with_gate(limiter), settings, RunFolder(out, session="api").checkpoint, stop,
                     use_rag=use_rag, prepare=_downloader(client, out / "files", errors), on_record=submit)
     tracker = ProgressTracker(len(questions))
     notify(on_progress, tracker.progress())
@@ -227,6 +226,6 @@ def _write_outputs(result: ApiRunResult, settings: Settings) -> None:
         "model": settings.MODEL_NAME,
         "api_message": (result.response or {}).get("message", ""), "api_score": (result.response or {}).get("score"),
         "stopped": result.stopped})
-    summary["api"] = result.to_dict()
-    write_outputs(result.output_dir, result.records, summary,
-                  tables={"submissions.jsonl": [asdict(s) for s in result.submissions]})
+    summary.api = result.to_dict()
+    RunFolder(result.output_dir).write_outputs(result.records, summary,
+                                               tables={"submissions.jsonl": [asdict(s) for s in result.submissions]})

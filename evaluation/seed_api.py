@@ -112,7 +112,7 @@ class GAIAEvaluator:
                            concurrency=1 if foreign else self.concurrency, question_delay=0.0 if foreign else None,
                            resume=self.output_dir is not None and (out / "checkpoint.jsonl").exists())
         self.last_run = run_batch(self.samples(max_samples), pipeline, config, self.settings)
-        summary = dict(self.last_run.summary)
+        summary = self.last_run.summary.to_dict()
         summary.update(accuracy=summary.get("exact_match_rate"), output_dir=str(self.last_run.output_dir),
                        results=[r.to_dict() for r in self.last_run.records])
         return summary

@@ -8,7 +8,6 @@ downloads. Stop sets the session's stop Event; Resume reruns with `resume=True` 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from typing import Any
 
 from config import Settings, Strategy
 from evaluation.records import TaskRecord
+from evaluation.run_folder import RunFolder
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.forms import LEVELS, SOURCE_LABELS, SOURCES, BatchForm, BatchRequest, FormError, Source, parse_level
@@ -84,6 +84,7 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
     """The final refresh: summary (report.md), accuracy chart and downloadable files."""
     report = output_dir / "report.md"
     summary_json = output_dir / "summary.json"
+    run = RunFolder(output_dir).summary()
     if report.is_file():
         # The chart is shown beside the table; its relative link would not resolve in the app.
         summary = re.sub(r"!\[[^\]]*\]\([^)]*\)\n?", "", report.read_text(encoding="utf-8"))
@@ -91,13 +92,10 @@ def finished_view(output_dir: Path, records: list[TaskRecord], status: str) -> B
         summary = "```json\n" + summary_json.read_text(encoding="utf-8") + "\n```"
     else:
         summary = "(the runner wrote no report)"
-    if summary_json.is_file():
-        # A damaged summary.json: the report below still says what there is.
-        with contextlib.suppress(ValueError, AttributeError):
-            data = json.loads(summary_json.read_text(encoding="utf-8"))
-            status += "  \n" + run_summary(data)
-            notes = (cost_line(data), (data.get("meta") or {}).get("stopped_reason"))
-            status += "".join(f"  \n{line}" for line in notes if line)
+    if run is not None:  # a damaged summary.json: the report below still says what there is
+        status += "  \n" + run_summary(run)
+        notes = (cost_line(run), run.meta.get("stopped_reason"))
+        status += "".join(f"  \n{line}" for line in notes if line)
     status += f"  \nRun folder: `{output_dir.name}` (in {output_dir.parent})"
     chart = output_dir / "accuracy.png"
     files = [str(output_dir / name) for name in DOWNLOADS if (output_dir / name).is_file()]
@@ -212,21 +210,20 @@ def _unwatched(item: Any, control: BatchControl, watch: ListenerWatch | None) ->
 
 def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: BatchControl, output_dir: Path,
                    resume: bool, progress: ProgressFn | None, watch: ListenerWatch | None) -> Iterator[BatchView]:
-    from evaluation.run_info import read_run_info
     from evaluation.runner import RunConfig, run_evaluation
 
     settings = runtime.settings
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
-    if resume and read_run_info(output_dir) is not None:  # the run's own selection (filled in by the runner)
+    if resume and RunFolder(output_dir).info() is not None:  # the run's own selection (filled in by the runner)
         req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
                            question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations,
-                           strategy=req.strategy)
+                           strategy=req.strategy, attempts=req.attempts)
         data_dir = None
     config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
                        task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
                        output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
                        scorer=None if resume else req.scorer,  # a resume scores as the run's run.json says
-                       strategy=req.strategy)
+                       strategy=req.strategy, attempts=req.attempts)
     if req.rerun_of and not resume:  # the failures of a finished run, its tool calls answered from its record
         from evaluation.rerun import rerun_config
 
@@ -242,8 +239,8 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
         if isinstance(item, Finished):
             result = item.value
             final = list(result.records) or records
-            selected = (result.summary.get("meta") or {}).get("tasks_selected") or len(final)
-            line = _line_from_records(final, int(selected), result.summary.get("elapsed_s"))
+            selected = result.summary.meta.get("tasks_selected") or len(final)
+            line = _line_from_records(final, int(selected), result.summary.elapsed_s)
             why = " (nobody was reading its progress)" if control.unwatched else ""
             line = f"⏹️ {line} — stopped{why} (press Resume to continue)" if result.stopped else "🏁 " + line
             yield finished_view(Path(result.output_dir), final, line + warn)
@@ -348,10 +345,10 @@ def api_result_view(result: Any) -> BatchView:
 def make_request(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str,
                  scorer: str | None = DEFAULT_SCORER, max_iterations: int | None = None,
-                 strategy: Strategy | None = None) -> BatchRequest:
+                 strategy: Strategy | None = None, attempts: int | None = None) -> BatchRequest:
     """Validate the form's raw values (from the UI or an API client) into a BatchRequest; FormError if unusable."""
     return BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay, use_rag,
-                     username, scorer or DEFAULT_SCORER, max_iterations, strategy).request(parse_task_ids)
+                     username, scorer or DEFAULT_SCORER, max_iterations, strategy, attempts).request(parse_task_ids)
 
 
 __all__ = ["DOWNLOADS", "FOLDER_HELP", "LEVELS", "SCORER_CHOICES", "SOURCES", "SOURCE_LABELS", "BatchForm",

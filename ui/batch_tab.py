@@ -13,7 +13,7 @@ from evaluation.scorer import DEFAULT_SCORER
 from ui.background import BatchControl
 from ui.batch import SCORER_CHOICES, BatchView, run_stream
 from ui.forms import LEVELS, MAX_CONCURRENCY, SOURCE_LABELS, BatchForm, FormError, source_of
-from ui.run_fields import iteration_ceiling, run_iterations
+from ui.run_fields import attempts_ceiling, iteration_ceiling, run_attempts, run_iterations
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
@@ -55,6 +55,10 @@ class BatchTab:
     strategy: gr.Dropdown | None = None
     strategy_state: gr.State | None = None
     """The session's strategy pick (issue 32), as State for the same reason."""
+    attempts: gr.Number | None = None
+    """Attempts per task (issue 32, `--attempts K`): pass@1, pass@K and the majority in the summary."""
+    attempts_state: gr.State | None = None
+    """The session's attempts pick, as State for the same reason."""
 
 
 def _run_choices(settings: Settings) -> tuple[gr.Dropdown, gr.Number]:
@@ -107,6 +111,10 @@ def _layout(settings: Settings) -> BatchTab:
             choosers = _run_choices(settings)
             strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, elem_id="batch-strategy",
                                    label="Strategy (kept in the run's run.json; a resume keeps the run's own)")
+            attempts = gr.Number(value=settings.ATTEMPTS, precision=0, minimum=1, maximum=attempts_ceiling(settings),
+                                 elem_id="batch-attempts", label="Attempts per task (voted)",
+                                 info="Above 1: each task is solved K times, the majority answer kept; the summary "
+                                      "gives pass@1, pass@K and the majority's accuracy. Each attempt costs a solve.")
         with gr.Column():
             gr.Markdown(f"At most {settings.BATCH_MAX_TASKS:,} tasks per run; one run per session, "
                         f"{settings.BATCH_MAX_RUNNING} on the app at once.", elem_id="batch-limits")
@@ -145,7 +153,7 @@ def _layout(settings: Settings) -> BatchTab:
     return BatchTab(form, control, [batch_status, table, summary, chart, downloads], progress_box, run_btn, halt_btn,
                     resume_pick, resume_btn, run_a, run_b, refresh_btn, compare_btn, comparison,
                     gr.State(DEFAULT_SCORER), gr.State(None), choosers, rerun_btn, strategy,
-                    gr.State(settings.AGENT_STRATEGY))
+                    gr.State(settings.AGENT_STRATEGY), attempts, gr.State(settings.ATTEMPTS))
 
 
 class BatchHandlers:
@@ -221,21 +229,22 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     def evaluate(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
                  control_state: BatchControl, visitor: Session, iterations: Any = None, strategy: Any = None,
-                 profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+                 attempts: Any = None, profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
                  progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects it
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
                          use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
-                         run_strategy(strategy))
+                         run_strategy(strategy), run_attempts(attempts, settings))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
                control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
-               strategy: Any = None, profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+               strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
+               request: gr.Request = None,  # type: ignore[assignment]
                progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
                          use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
-                         run_strategy(strategy))
+                         run_strategy(strategy), run_attempts(attempts, settings))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=True,
                            resume_dir=run_dir or None)
 
@@ -245,18 +254,20 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     def rerun(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
               concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
               control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
-              strategy: Any = None, profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
+              strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
+              request: gr.Request = None,  # type: ignore[assignment]
               progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
         form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
                          use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
-                         run_strategy(strategy))
+                         run_strategy(strategy), run_attempts(attempts, settings))
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False,
                            rerun_of=run_dir or "")
 
     _wire(demo, settings, tab, h, evaluate, resume, compare_visible, session)
     assert tab.strategy_state is not None
+    assert tab.attempts_state is not None
     tab.rerun_btn.click(rerun, [*tab.form, tab.scorer_pick, tab.control, session, tab.run_a, tab.iterations_state,
-                                tab.strategy_state],
+                                tab.strategy_state, tab.attempts_state],
                         tab.outputs, api_name="rerun_failed", concurrency_id="batch",
                         concurrency_limit=settings.BATCH_MAX_RUNNING + 1, show_progress_on=[tab.progress_box]
                         ).then(h.runs, [tab.control, session], [tab.run_a, tab.run_b, tab.resume_pick],
@@ -284,13 +295,16 @@ def _wire(demo: gr.Blocks, settings: Settings, tab: BatchTab, h: BatchHandlers, 
     iterations.change(lambda value: value, iterations, tab.iterations_state, api_visibility="private", queue=False)
     assert tab.strategy is not None and tab.strategy_state is not None
     tab.strategy.change(lambda value: value, tab.strategy, tab.strategy_state, api_visibility="private", queue=False)
+    assert tab.attempts is not None and tab.attempts_state is not None
+    tab.attempts.change(lambda value: value, tab.attempts, tab.attempts_state, api_visibility="private", queue=False)
+    kept = [tab.iterations_state, tab.strategy_state, tab.attempts_state]
     # One more than the slots, so an extra run reaches the handler and hears "busy" instead of queueing.
     batch_limit = settings.BATCH_MAX_RUNNING + 1
-    tab.run_btn.click(evaluate, [*inputs, tab.iterations_state, tab.strategy_state], tab.outputs, api_name="evaluate",
+    tab.run_btn.click(evaluate, [*inputs, *kept], tab.outputs, api_name="evaluate",
                       concurrency_id="batch",
                       concurrency_limit=batch_limit, show_progress_on=[tab.progress_box]
                       ).then(h.runs, [tab.control, session], run_lists, api_visibility="private")
-    tab.resume_btn.click(resume, [*inputs, tab.resume_pick, tab.iterations_state, tab.strategy_state], tab.outputs,
+    tab.resume_btn.click(resume, [*inputs, tab.resume_pick, *kept], tab.outputs,
                          api_name="resume",
                          concurrency_id="batch",
                          concurrency_limit=batch_limit, show_progress_on=[tab.progress_box]

@@ -91,6 +91,8 @@ class BatchRequest:
     """The run's strategy (None: AGENT_STRATEGY, or the resumed run's own)."""
     rerun_of: str | None = None
     """A finished run folder whose failures this run re-runs, its tool calls replayed (evaluation.rerun)."""
+    attempts: int | None = None
+    """Independent attempts per task, voted (issue 32; None: ATTEMPTS)."""
 
 
 @dataclass
@@ -112,6 +114,8 @@ class BatchForm:
     """Already clamped by the tab (ui.run_fields.run_iterations); None: MAX_ITERATIONS."""
     strategy: Strategy | None = None
     """Already checked by the tab (ui.strategy_field.run_strategy); None: AGENT_STRATEGY."""
+    attempts: int | None = None
+    """Already clamped by the tab (ui.run_fields.run_attempts); None: ATTEMPTS."""
 
     def request(self, parse_ids: Callable[[str], list[str]]) -> BatchRequest:
         """Validate into a BatchRequest; FormError naming the first unusable field."""
@@ -124,7 +128,7 @@ class BatchForm:
             concurrency=int(_number(self.concurrency, "Concurrency", 1, MAX_CONCURRENCY, whole=True)),
             question_delay=_number(self.question_delay, "Delay between task starts", 0, empty="enter 0 for none"),
             use_rag=bool(self.use_rag), username=(self.username or "").strip(), scorer=self.scorer,
-            max_iterations=self.max_iterations, strategy=self.strategy)
+            max_iterations=self.max_iterations, strategy=self.strategy, attempts=self.attempts)
 
 
 @dataclass

@@ -7,35 +7,27 @@ folder name: other sessions' runs are neither listed nor reachable by typing the
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
-from typing import Any
 
 from config import Settings
+from evaluation.run_folder import RunFolder
 from ui.session import Session, public_text
-
-
-def _summary(folder: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
 
 
 def run_label(folder: Path) -> str:
     """`validation-20261201-094000 · 2026-12-01 09:40 · 3/3 correct (100%) · L1 2/2 · L2 1/1`."""
-    summary = _summary(folder)
+    summary = RunFolder(folder).summary()
     parts = [folder.name, time.strftime("%Y-%m-%d %H:%M", time.localtime(folder.stat().st_mtime))]
-    scored, correct = summary.get("scored"), summary.get("correct", 0)
+    if summary is None:
+        parts.append("no summary yet")
+        return " · ".join(parts)
+    scored, correct = summary.scored, summary.correct
     if scored:
         parts.append(f"{correct}/{scored} correct ({100 * correct / scored:.0f}%)")
-    elif summary:
-        parts.append(f"{summary.get('total', 0)} task(s), none scored")
     else:
-        parts.append("no summary yet")
-    for level, group in sorted((summary.get("level_metrics") or {}).items()):
+        parts.append(f"{summary.total} task(s), none scored")
+    for level, group in sorted(summary.level_metrics.items()):
         if group.get("scored"):
             parts.append(f"L{level} {group.get('correct', 0)}/{group['scored']}")
     return " · ".join(parts)
@@ -81,7 +73,7 @@ def list_runs(settings: Settings, session: Session | None = None) -> list[tuple[
 def resumable_choices(settings: Settings, session_dir: str | None = None,
                       session: Session | None = None) -> list[tuple[str, str]]:
     """(label, value) of the visible unfinished runs under OUTPUT_DIR; this session's own run first."""
-    from evaluation.run_info import resumable_runs
+    from evaluation.run_folder import resumable_runs
 
     runs = [r for r in resumable_runs(Path(settings.OUTPUT_DIR)) if _visible(settings, session, r.path)]
     own = Path(session_dir).resolve() if session_dir else None

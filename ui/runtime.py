@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import Settings
-from ui.batch_guard import RunSlots
+from visitors.batch_guard import RunSlots
 from ui.status import LoadState, StatusLine, preload_status, rag_status, research_status
 
 if TYPE_CHECKING:

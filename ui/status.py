@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from evaluation.run_summary import RunSummary
 
 LoadState = Literal["idle", "loading", "ready", "failed"]
 
@@ -167,25 +170,23 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def run_summary(summary: Mapping[str, Any]) -> str:
-    """One Markdown line from a run's summary.json: accuracy overall and per level, attempts, errors, tokens, time."""
-    parts = [f"**Exact match {_pct(summary.get('exact_match_rate'))}** "
-             f"({summary.get('correct', 0)}/{summary.get('scored', 0)} scored"
-             + (f", {summary['unscored']} unscored" if summary.get("unscored") else "") + ")"]
-    if summary.get("format_only_misses"):
-        parts.append(f"with format-only misses {_pct(summary.get('lenient_match_rate'))}")
-    for level, group in sorted((summary.get("level_metrics") or {}).items()):
+def run_summary(summary: RunSummary) -> str:
+    """One Markdown line from a run's summary: accuracy (named by its scorer), attempts, levels, errors, time."""
+    parts = [f"**{summary.verdicts} {_pct(summary.exact_match_rate)}** "
+             f"({summary.correct}/{summary.scored} scored"
+             + (f", {summary.unscored} unscored" if summary.unscored else "") + ")"]
+    if summary.format_only_misses:
+        parts.append(f"with format-only misses {_pct(summary.lenient_match_rate)}")
+    if (k := summary.attempts_k) > 1:
+        parts.append(f"pass@1 {_pct(summary.attempts.get('pass_at_1'))}, pass@{k} "
+                     f"{_pct(summary.attempts.get('pass_at_k'))}, majority {_pct(summary.attempts.get('majority'))}")
+    for level, group in sorted(summary.level_metrics.items()):
         if group.get("scored"):
             parts.append(f"level {level}: {group.get('correct', 0)}/{group['scored']}")
-    attempts = summary.get("attempts") or {}
-    if (k := attempts.get("k") or 1) > 1:  # --attempts K / ATTEMPTS: the vote's gain in view
-        parts.append(f"pass@1 {_pct(attempts.get('pass_at_1'))}, pass@{k} {_pct(attempts.get('pass_at_k'))}, "
-                     f"majority {_pct(attempts.get('majority'))}")
-    if summary.get("errors"):
-        parts.append(f"{summary['errors']} error" + ("s" if summary["errors"] != 1 else ""))
-    tokens = summary.get("tokens") or {}
-    if tokens.get("total"):
-        parts.append(f"{tokens['total']:,} tokens ({tokens.get('per_task', 0):,.0f}/task)")
-    if summary.get("elapsed_s") is not None:
-        parts.append(f"{format_duration(summary['elapsed_s'])} elapsed")
+    if summary.errors:
+        parts.append(f"{summary.errors} error" + ("s" if summary.errors != 1 else ""))
+    if total := summary.tokens.get("total"):
+        parts.append(f"{total:,} tokens ({summary.tokens.get('per_task', 0):,.0f}/task)")
+    if summary.elapsed_s is not None:
+        parts.append(f"{format_duration(summary.elapsed_s)} elapsed")
     return " · ".join(parts)

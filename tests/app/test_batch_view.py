@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from evaluation.records import TaskRecord
-from evaluation.run_info import RunInfo, write_run_info
+from evaluation.run_folder import RunFolder
+from evaluation.run_info import RunInfo
 from evaluation.scoring_api import ApiRunResult
 from ui.batch import DOWNLOADS, FOLDER_HELP, BatchView, FormError, _line_from_records, api_result_view, make_request
 from ui.runs import list_runs, resumable_choices, run_label
@@ -91,7 +92,7 @@ def test_run_lists_name_the_folder_with_accuracy_level_and_date(tmp_path):
     assert label.startswith("validation-20261201-094000 · 20") and "2/3 correct (67%)" in label and "L1 2/3" in label
     assert list_runs(settings) == [(label, str(run))]
     assert resumable_choices(settings) == []  # finished: nothing left to resume
-    write_run_info(run, RunInfo(data_dir="/data"))
+    RunFolder(run).start(RunInfo(data_dir="/data"))
     (run / "checkpoint.jsonl").write_text(json.dumps({"task_id": "a", "question": "q"}) + "\n")
     (run / "summary.json").write_text(json.dumps({"meta": {"remaining": 2}}))
     [(resume_label, path)] = resumable_choices(settings)

@@ -63,3 +63,22 @@ def test_a_batch_run_is_scored_and_recorded_with_the_forms_scorer(tmp_path: Path
     (run_json,) = Path(tmp_path / "runs").glob("*/run.json")
     assert json.loads(run_json.read_text())["scorer"] == "lenient"
     assert "(lenient scorer)" in (run_json.parent / "report.md").read_text()
+    assert "**Correct (lenient scorer) " in last.status and "Exact match" not in last.status  # the summary line
+
+
+def test_the_attempts_field_is_clamped_and_a_voted_batch_shows_pass_at_k(tmp_path: Path) -> None:
+    from ui.run_fields import run_attempts
+
+    settings = load_settings()
+    assert [run_attempts(v, settings) for v in (3, 0, 99, "", None, "2.0")] == [3, 1, 5, None, None, 2]
+    runtime = _runtime([ai("FINAL ANSWER: 5"), ai("FINAL ANSWER: 4"), ai("FINAL ANSWER: 4")],
+                       OUTPUT_DIR=tmp_path / "runs", ANSWER_CHECK="off")
+    req = batch.make_request("Local GAIA folder", "validation", str(make_gaia_folder(tmp_path / "gaia")), "All", 1,
+                             "", 1, 0, False, "", "official", None, None, 3)
+    assert req.attempts == 3
+    *_, last = batch.run_stream(runtime, req, BatchControl())
+    assert last.status.startswith("🏁"), last.status
+    assert "pass@1 0.0%, pass@3 100.0%, majority 100.0%" in last.status  # 5, 4, 4: the vote is 4, right
+    (details,) = Path(tmp_path / "runs").glob("*/details.jsonl")
+    (record,) = [json.loads(line) for line in details.read_text().splitlines()]
+    assert record["attempts"] == ["5", "4", "4"] and record["predicted"] == "4"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaluation.records import TaskRecord
+from evaluation.run_summary import RunSummary
 from ui.status import LLM_MISSING, format_duration, preload_status, progress_line, run_summary
 from ui.tables import merge_record, parse_task_ids, record_row, sample_rows, short, task_choices
 
@@ -97,15 +98,25 @@ def test_progress_line_and_durations():
 
 
 def test_run_summary_line():
-    summary = {"exact_match_rate": 0.5, "correct": 2, "scored": 4, "unscored": 1, "format_only_misses": 1,
+    summary = RunSummary.from_dict({
+               "exact_match_rate": 0.5, "correct": 2, "scored": 4, "unscored": 1, "format_only_misses": 1,
                "lenient_match_rate": 0.75,
                "level_metrics": {"1": {"scored": 3, "correct": 2}, "2": {"scored": 1, "correct": 0},
                                  "3": {"scored": 0, "correct": 0}},
-               "errors": 1, "tokens": {"total": 12345, "per_task": 2469}, "elapsed_s": 75}
+               "errors": 1, "tokens": {"total": 12345, "per_task": 2469}, "elapsed_s": 75})
     assert run_summary(summary) == ("**Exact match 50.0%** (2/4 scored, 1 unscored) · with format-only misses 75.0% · "
                                     "level 1: 2/3 · level 2: 0/1 · 1 error · 12,345 tokens (2,469/task) · "
                                     "1m 15s elapsed")
-    assert run_summary({}).startswith("**Exact match n/a** (0/0 scored)")
+    assert run_summary(RunSummary()).startswith("**Exact match n/a** (0/0 scored)")
+
+
+def test_the_summary_line_names_the_scorer_that_ran_and_the_attempts():
+    lenient = RunSummary(exact_match_rate=0.75, correct=3, scored=4, meta={"scorer": "lenient"},
+                         attempts={"k": 3, "pass_at_1": 0.5, "pass_at_k": 1.0, "majority": 0.75})
+    line = run_summary(lenient)
+    assert line.startswith("**Correct (lenient scorer) 75.0%** (3/4 scored)") and "Exact match" not in line
+    assert "pass@1 50.0%, pass@3 100.0%, majority 75.0%" in line
+    assert "pass@" not in run_summary(RunSummary(exact_match_rate=1.0, correct=1, scored=1))
 
 
 def test_run_summary_gives_pass_at_1_pass_at_k_and_majority_when_there_were_attempts():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent.events import ContextMasked, ModelCall, TokenBudgetExhausted
 from config import load_settings
+from evaluation.run_summary import RunSummary
 from ui.run_fields import cost_line, run_iterations
 from ui.trace_view import render_trace
 
@@ -28,6 +29,6 @@ def test_the_tabs_iteration_field_is_clamped_and_the_cost_line_reads_the_summary
     settings = load_settings(MAX_ITERATIONS=10)
     assert run_iterations(40, settings) == 40 and run_iterations(10**6, settings) == 50
     assert run_iterations(0, settings) == 1 and run_iterations(None, settings) is None
-    assert cost_line({"cost_usd": {"total": 0.0}}) == ""
-    assert cost_line({"cost_usd": {"total": 0.5, "per_task": 0.1}, "meta": {"cost_usd": 0.7}}) == \
+    assert cost_line(RunSummary(cost_usd={"total": 0.0})) == ""
+    assert cost_line(RunSummary(cost_usd={"total": 0.5, "per_task": 0.1}, meta={"cost_usd": 0.7})) == \
         "Cost: $0.7000 ($0.1000 per task)"

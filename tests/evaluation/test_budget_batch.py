@@ -35,9 +35,9 @@ def test_a_batch_stopped_by_its_cost_cap_resumes_to_completion(tmp_path):
         samples = make_samples(plans, tmp_path / "files")
         first = run_batch(samples, pipeline, RunConfig(concurrency=1, question_delay=0, output_dir=out), settings)
         assert first.stopped and len(first.records) == 3  # 0.036, 0.072, then 0.108 >= 0.08: no fourth start
-        assert "cost cap reached" in first.summary["meta"]["stopped_reason"]
-        assert first.summary["meta"]["remaining"] == 3
-        assert first.summary["cost_usd"]["total"] == pytest.approx(3 * PER_TASK_USD)
+        assert "cost cap reached" in first.summary.meta["stopped_reason"]
+        assert first.summary.meta["remaining"] == 3
+        assert first.summary.cost_usd["total"] == pytest.approx(3 * PER_TASK_USD)
         asked = len(srv.requests)
         higher = run_batch(samples, pipeline, RunConfig(concurrency=1, question_delay=0, output_dir=out, resume=True,
                                                         max_cost_usd=0.15), settings)
@@ -45,7 +45,7 @@ def test_a_batch_stopped_by_its_cost_cap_resumes_to_completion(tmp_path):
         done = run_batch(samples, pipeline, RunConfig(concurrency=1, question_delay=0, output_dir=out, resume=True,
                                                       max_cost_usd=0), settings)
         total_requests = len(srv.requests)
-    assert not done.stopped and len(done.records) == 6 and done.summary["correct"] == 6
+    assert not done.stopped and len(done.records) == 6 and done.summary.correct == 6
     assert asked == 6 and total_requests == 12  # no task asked twice across the sessions
     run_json = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert run_json["cost_usd"] == pytest.approx(6 * PER_TASK_USD) and run_json["max_cost_usd"] == 0
@@ -68,7 +68,7 @@ def test_a_refused_request_is_asked_once_per_task_and_not_re_run(tmp_path):
         refused = [r for r in srv.requests if "Bench task 1:" in first_user_text(r.body)]
     bad = next(r for r in result.records if r.task_id == "bench-001")
     assert len(refused) == 1 and bad.tries == 1 and bad.permanent_error and "400" in (bad.error or "")
-    assert result.summary["permanent_errors"] == 1 and result.summary["correct"] == 2
+    assert result.summary.permanent_errors == 1 and result.summary.correct == 2
     assert json.loads((tmp_path / "o" / "run.json").read_text(encoding="utf-8"))["max_iterations"] == 3
 
 
@@ -88,4 +88,4 @@ def test_a_token_capped_batch_with_a_prompt_larger_than_the_cap_ends(tmp_path):
     assert len(result.records) == 6 and not result.stopped
     record = next(r for r in result.records if r.task_id == big.task_id)
     assert record.correct or "tokens" in (record.error or "")
-    assert result.summary["correct"] >= 5 and isinstance(result.summary["waited"], dict)
+    assert result.summary.correct >= 5 and isinstance(result.summary.waited, dict)

@@ -17,7 +17,7 @@ from agent.pipeline import Pipeline
 from config import Settings, load_settings
 from evaluation.compare import compare_runs
 from evaluation.rerun import failed_task_ids, rerun_config
-from evaluation.run_info import read_run_info
+from evaluation.run_folder import RunFolder
 from evaluation.runner import RunConfig, RunError, run_evaluation
 from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
 from tests.support.openai_server import ScriptedOpenAI, call, first_user_text, say, tool_results
@@ -98,9 +98,9 @@ def test_rerun_replays_only_the_failures_and_compare_shows_the_repair(site, sand
     assert not any(TASKS[0].question in q for q in questions)  # the correct task was not asked again
     assert len(site.requests) == 4 and len(sandbox_runs) == 4  # every call matched: none went live
 
-    meta = second.summary["meta"]
+    meta = second.summary.meta
     assert meta["tool_cache"]["replayed"] == 6 and meta["parent"] == str((tmp_path / "run1").resolve())
-    info = read_run_info(tmp_path / "run2")
+    info = RunFolder(tmp_path / "run2").info()
     assert info is not None and info.parent == str((tmp_path / "run1").resolve())
     assert info.changed_settings["max_iterations"]["now"] == 7
     cmp = compare_runs(tmp_path / "run1", tmp_path / "run2")

@@ -7,9 +7,10 @@ import struct
 
 import pytest
 
-from evaluation.chart import plot_accuracy
+from evaluation.chart import chart_title, plot_accuracy
 from evaluation.records import TaskRecord
 from evaluation.report import recommendations, summarize, write_report
+from evaluation.run_summary import RunSummary
 from evaluation.scorer import Score, explain
 
 
@@ -40,7 +41,8 @@ def records() -> list[TaskRecord]:
 
 
 def test_summary_counts_and_accuracy(records):
-    s = summarize(records, elapsed_s=12.5, meta={"model": "m", "split": "validation"})
+    summary = summarize(records, elapsed_s=12.5, meta={"model": "m", "split": "validation"})
+    s = summary.to_dict()
     assert (s["total"], s["scored"], s["unscored"], s["correct"]) == (8, 7, 1, 4)
     assert s["exact_match_rate"] == pytest.approx(4 / 7)
     assert s["format_only_misses"] == 2 and s["lenient_match_rate"] == pytest.approx(6 / 7)
@@ -55,10 +57,11 @@ def test_summary_counts_and_accuracy(records):
     assert (s["errors"], s["retries"], s["elapsed_s"]) == (1, 2, 12.5)
     assert s["meta"] == {"model": "m", "split": "validation"}
     assert json.loads(json.dumps(s)) == s  # summary.json round-trips unchanged
+    assert RunSummary.from_dict(json.loads(json.dumps(s))) == summary
 
 
 def test_drop_rates(records):
-    drops = summarize(records, elapsed_s=1)["drop_rates"]
+    drops = summarize(records, elapsed_s=1).drop_rates
     assert drops["1->2"]["absolute"] == pytest.approx(0.25)
     assert drops["1->2"]["relative"] == pytest.approx(0.25 / 0.75)
     assert drops["2->3"] == {"absolute": 0.5, "relative": 1.0}
@@ -66,16 +69,16 @@ def test_drop_rates(records):
 
 
 def test_drop_rates_with_missing_level_or_zero_base():
-    only_one = summarize([_record(1, 1, "4", "4")], elapsed_s=0)["drop_rates"]
+    only_one = summarize([_record(1, 1, "4", "4")], elapsed_s=0).drop_rates
     assert only_one["1->2"] == {"absolute": None, "relative": None}
-    zero = summarize([_record(1, 1, "3", "4"), _record(2, 2, "4", "4")], elapsed_s=0)["drop_rates"]
+    zero = summarize([_record(1, 1, "3", "4"), _record(2, 2, "4", "4")], elapsed_s=0).drop_rates
     assert zero["1->2"] == {"absolute": -1.0, "relative": None}
 
 
 def test_empty_and_all_unscored_runs():
-    empty = summarize([], elapsed_s=0)
+    empty = summarize([], elapsed_s=0).to_dict()
     assert empty["exact_match_rate"] is None and empty["total"] == 0 and empty["avg_steps_correct"] is None
-    test_split = summarize([_record(i, 1, "x", None) for i in range(3)], elapsed_s=1)
+    test_split = summarize([_record(i, 1, "x", None) for i in range(3)], elapsed_s=1).to_dict()
     assert test_split["exact_match_rate"] is None and test_split["unscored"] == 3
     assert test_split["level_metrics"]["1"] == {"total": 3, "scored": 0, "correct": 0, "accuracy": None}
 
@@ -107,6 +110,16 @@ def test_report_escapes_pipes_and_newlines(tmp_path):
     rec = _record(1, 1, "a|b\nc", "abc")
     text = write_report([rec], summarize([rec], elapsed_s=0), tmp_path).read_text()
     assert "a\\|b c" in text
+
+
+def test_the_chart_title_names_the_scorer_that_ran(tmp_path):
+    records = [_record(1, 1, "4", "4"), _record(2, 1, "4 apples", "4")]
+    official = summarize(records, elapsed_s=0, meta={"scorer": "official"})
+    lenient = summarize(records, elapsed_s=0, meta={"scorer": "lenient"})
+    assert chart_title(official) == "GAIA exact match: 50.0%"
+    lenient.exact_match_rate = 1.0  # what the lenient scorer's verdicts would give
+    assert chart_title(lenient) == "GAIA correct (lenient scorer): 100.0%"
+    assert _png_size(plot_accuracy(lenient, tmp_path / "lenient.png"))[0] > 0
 
 
 def test_chart_without_scored_tasks(tmp_path):

@@ -1,4 +1,4 @@
-"""run.json: written once per run folder, read back for a resume; the resumable-runs listing."""
+"""run.json (through RunFolder): written once per run folder, read back for a resume; the resumable-runs listing."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from pathlib import Path
 
 from evaluation.checkpoint import CHECKPOINT_NAME, Checkpoint
 from evaluation.records import TaskRecord
-from evaluation.run_info import RunInfo, read_run_info, resumable_runs, with_recorded_selection, write_run_info
+from evaluation.run_folder import RunFolder, resumable_runs
+from evaluation.run_info import RunInfo, with_recorded_selection
 from evaluation.runner import RunConfig
 
 
 def _run(root: Path, name: str, *, done: int, remaining: int | None, data_dir: str | None = "/data/GAIA") -> Path:
     out = root / name
-    write_run_info(out, RunInfo(split="validation", data_dir=data_dir, level=1))
+    RunFolder(out).start(RunInfo(split="validation", data_dir=data_dir, level=1))
     checkpoint = Checkpoint(out / CHECKPOINT_NAME, session="s")
     for i in range(done):
         checkpoint.append(TaskRecord(task_id=f"t{i}", question="q"))
@@ -23,15 +24,15 @@ def _run(root: Path, name: str, *, done: int, remaining: int | None, data_dir: s
 
 
 def test_the_first_run_of_a_folder_defines_its_run_json(tmp_path):
-    write_run_info(tmp_path, RunInfo(split="test", data_dir="/a"))
-    write_run_info(tmp_path, RunInfo(split="validation", data_dir="/b"))
-    info = read_run_info(tmp_path)
+    RunFolder(tmp_path).start(RunInfo(split="test", data_dir="/a"))
+    RunFolder(tmp_path).start(RunInfo(split="validation", data_dir="/b"))
+    info = RunFolder(tmp_path).info()
     assert info is not None and info.split == "test" and info.data_dir == "/a" and info.started_at
 
 
 def test_an_unreadable_run_json_is_none(tmp_path):
     (tmp_path / "run.json").write_text("{broken")
-    assert read_run_info(tmp_path) is None and read_run_info(tmp_path / "nope") is None
+    assert RunFolder(tmp_path).info() is None and RunFolder(tmp_path / "nope").info() is None
 
 
 def test_recorded_selection_fills_what_the_resume_did_not_give():

@@ -152,7 +152,7 @@ def test_429_with_retry_after_pauses_everyone_and_fails_no_task(server, pipeline
     result = run_batch(samples, pipeline, RunConfig(concurrency=3, output_dir=tmp_path / "run"), run_settings())
     assert all(r.correct and r.error is None for r in result.records)
     assert sum(r.retries for r in result.records) == 3
-    assert result.summary["meta"]["rate_limited_429"] == 3
+    assert result.summary.meta["rate_limited_429"] == 3
     times = [r.at for r in server.requests[since:]]
     # The three first requests were refused; nobody may come back before the Retry-After has passed.
     assert min(times[3:]) - times[2] >= 0.55
@@ -188,7 +188,7 @@ def test_injected_500s_are_retried_and_a_task_that_keeps_failing_is_recorded_not
     # The same 500 twice is permanent: 2 requests (not RATE_LIMIT_RETRY_MAX + 1), and the task is not re-run
     assert asked(questions_seen(server, since), broken) == 2
     assert "same error twice" in bad.error
-    assert result.summary["errors"] == 1
+    assert result.summary.errors == 1
 
 
 def test_stop_keeps_finished_tasks_and_resume_finishes_the_rest_without_asking_again(server, pipeline, samples,
@@ -206,7 +206,7 @@ def test_stop_keeps_finished_tasks_and_resume_finishes_the_rest_without_asking_a
     done_ids = {r.task_id for r in first.records}
     assert 2 <= len(done_ids) < 6
     assert len(read_jsonl(out / "results.jsonl")) == len(done_ids)
-    assert first.summary["meta"]["remaining"] == 6 - len(done_ids)
+    assert first.summary.meta["remaining"] == 6 - len(done_ids)
 
     since = len(server.requests)
     second = run_batch(samples, pipeline, RunConfig(concurrency=2, output_dir=out, resume=True), run_settings())
@@ -217,7 +217,7 @@ def test_stop_keeps_finished_tasks_and_resume_finishes_the_rest_without_asking_a
     ids = [d["task_id"] for d in read_jsonl(out / "details.jsonl")]
     assert sorted(ids) == sorted(s.task_id for s in samples) and len(set(ids)) == 6
     assert len(read_jsonl(out / "results.jsonl")) == 6
-    assert second.summary["meta"]["sessions"] == 2
+    assert second.summary.meta["sessions"] == 2
 
 
 def test_resume_with_retry_errors_solves_only_the_errored_tasks_again(server, pipeline, samples, tmp_path):
@@ -234,13 +234,13 @@ def test_resume_with_retry_errors_solves_only_the_errored_tasks_again(server, pi
 
     since = len(server.requests)
     plain = run_batch(samples, pipeline, RunConfig(output_dir=out, resume=True), run_settings())
-    assert asked(questions_seen(server, since), broken) == 0 and plain.summary["errors"] == 1
+    assert asked(questions_seen(server, since), broken) == 0 and plain.summary.errors == 1
 
     since = len(server.requests)
     again = run_batch(samples, pipeline, RunConfig(output_dir=out, resume=True, retry_errors=True), run_settings())
     seen = questions_seen(server, since)
     assert all(asked(seen, s) == (2 if s.task_id == broken.task_id else 0) for s in samples)
-    assert again.summary["errors"] == 0 and again.summary["correct"] == 6
+    assert again.summary.errors == 0 and again.summary.correct == 6
     ids = [d["task_id"] for d in read_jsonl(out / "details.jsonl")]
     assert sorted(ids) == sorted(s.task_id for s in samples)
 
@@ -289,10 +289,10 @@ def test_test_split_export_check_says_what_is_missing(server, pipeline, tmp_path
                        split_samples=test_samples)
     assert result.submission_problems and "missing 4 of 6" in result.submission_problems[0]
     assert all(r.correct is None and r.failure_category == "unscored" for r in result.records)
-    assert result.summary["submission_check"]["problems"] == result.submission_problems
+    assert result.summary.submission_check["problems"] == result.submission_problems
     full = run_batch(test_samples, pipeline, RunConfig(split="test", output_dir=tmp_path / "r2"), run_settings(),
                      split_samples=test_samples)
-    assert full.submission_problems == [] and full.summary["submission_check"]["checked"]
+    assert full.submission_problems == [] and full.summary.submission_check["checked"]
 
 
 def test_select_samples_filters_and_rejects_unknown_ids(samples):
@@ -351,5 +351,5 @@ def test_validation_export_is_checked_too_and_names_what_is_missing(server, pipe
                        split_samples=samples)
     assert result.submission_problems[0] == f"missing 1 of 6 task(s): {samples[5].task_id}"
     assert f"level {samples[5].level}: 1 of 2" in result.submission_problems[1]
-    assert result.summary["submission_check"] == {"checked": True, "split": "validation",
+    assert result.summary.submission_check == {"checked": True, "split": "validation",
                                                   "problems": result.submission_problems}

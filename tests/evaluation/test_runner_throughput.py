@@ -32,14 +32,14 @@ def run(tmp_path, known: bool):
 def test_known_rpm_runs_at_the_limit_without_a_single_429(tmp_path):
     result, limited = run(tmp_path, known=True)
     assert limited == 0
-    assert result.summary["correct"] == TASKS and result.summary["errors"] == 0
+    assert result.summary.correct == TASKS and result.summary.errors == 0
 
 
 @pytest.mark.integration
 def test_unknown_rpm_adapts_to_429s_and_fails_no_task(tmp_path):
     result, limited = run(tmp_path, known=False)
     assert limited > 0  # it had to find the limit
-    assert result.summary["correct"] == TASKS and result.summary["errors"] == 0
+    assert result.summary.correct == TASKS and result.summary.errors == 0
     assert all(r.error is None and r.tries == 1 for r in result.records)
 
 
@@ -60,11 +60,11 @@ def test_a_known_token_budget_is_never_exceeded(tmp_path):
     result, srv = provider_run(tmp_path, plans, Limits(rpm=600, tpm=tpm, token_burst_s=5.0),
                                LLM_TOKENS_PER_MINUTE=tpm)
     assert srv.token_limited == 0, srv.token_limited
-    assert result.summary["errors"] == 0
+    assert result.summary.errors == 0
     counted = sum(t for _, t in srv.admitted_tokens)
     spent = srv.admitted_tokens[-1][0] - srv.admitted_tokens[0][0]
     assert counted <= tpm / 60 * (spent + 5.0) + 1  # never more than the budget's burst plus its refill
-    ceiling = result.summary["meta"]["ceiling"]
+    ceiling = result.summary.meta["ceiling"]
     assert ceiling["tokens_fraction"] is not None and ceiling["limiter_wait_s"] > 0
 
 
@@ -72,8 +72,8 @@ def test_a_known_token_budget_is_never_exceeded(tmp_path):
 def test_header_driven_pacing_fails_no_task_and_reports_the_ceiling(tmp_path):
     plans = plain_mix(TASKS)
     result, srv = provider_run(tmp_path, plans, Limits(rpm=RPM, headers=True))
-    assert result.summary["errors"] == 0 and all(r.tries == 1 for r in result.records)
-    meta = result.summary["meta"]
+    assert result.summary.errors == 0 and all(r.tries == 1 for r in result.records)
+    meta = result.summary.meta
     assert meta["pacing"] == "headers" and meta["ceiling"]["requests_fraction"] > 0.5
     assert srv.rate_limited <= len(srv.requests) // 3  # the first wave goes before any budget is known; a few more
 

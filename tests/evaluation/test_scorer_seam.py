@@ -62,7 +62,7 @@ def test_a_lenient_run_is_named_in_run_json_records_summary_and_report(tmp_path:
     assert [r.correct for r in result.records] == [True, True, True]
     assert all(isinstance(r.score, Score) and r.score.scorer == "lenient" for r in result.records)
     assert json.loads((tmp_path / "run" / "run.json").read_text())["scorer"] == "lenient"
-    assert result.summary["meta"]["scorer"] == "lenient"
+    assert result.summary.meta["scorer"] == "lenient"
     report = (tmp_path / "run" / "report.md").read_text()
     assert "**Correct (lenient scorer)**: 100.0%" in report and "official scorer" not in report
 
@@ -82,7 +82,7 @@ def test_resume_refuses_another_scorer_and_keeps_the_folders_own(tmp_path: Path)
         _run(SAMPLES, out, resume=True, scorer="official")
     resumed = _run(SAMPLES, out, resume=True)  # no scorer asked: the folder's own
     assert {r.score.scorer for r in resumed.records if r.score} == {"lenient"} and len(resumed.records) == 3
-    assert resumed.summary["meta"]["scorer"] == "lenient"
+    assert resumed.summary.meta["scorer"] == "lenient"
 
 
 def test_an_unknown_scorer_is_refused_with_the_choices(tmp_path: Path) -> None:
