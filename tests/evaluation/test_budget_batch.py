@@ -9,8 +9,11 @@ import pytest
 from agent.pipeline import Pipeline
 from bench.batch_throughput import bench_script, make_bench_tool, make_samples, plain_mix
 from config import load_settings
+from evaluation.__main__ import main
 from evaluation.dataset import Sample
 from evaluation.runner import RunConfig, run_batch
+from tests.evaluation.test_runner import solve_with_tool
+from tests.support.gaia_fixture import make_gaia_folder
 from tests.support.openai_server import Limits, ScriptedOpenAI, fail, first_user_text
 from tools.registry import ToolRegistry
 
@@ -52,6 +55,27 @@ def test_a_batch_stopped_by_its_cost_cap_resumes_to_completion(tmp_path):
     details = [json.loads(line) for line in (out / "details.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all(d["cost_usd"] == pytest.approx(PER_TASK_USD) for d in details)
     assert "Cost (USD)" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_cli_stops_a_4_task_batch_at_its_cost_cap_and_resume_finishes_it(monkeypatch, tmp_path, capsys):
+    out = tmp_path / "out"
+    with ScriptedOpenAI(solve_with_tool) as srv:
+        for key, value in {"OPENAI_BASE_URL": srv.url, "OPENAI_API_KEY": "sk-test", "RAG_ENABLED": "false",
+                           "BATCH_QUESTION_DELAY": "0", "LLM_PRICE_INPUT_PER_MTOK": "1000",
+                           "LLM_PRICE_OUTPUT_PER_MTOK": "1000", "BATCH_MAX_COST_USD": "0.05"}.items():
+            monkeypatch.setenv(key, value)
+        root = make_gaia_folder(tmp_path / "gaia")
+        main(["run", "--data-dir", str(root), "--max-samples", "4", "--concurrency", "1", "--output-dir", str(out)])
+        first = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        asked = len(srv.requests)
+        capsys.readouterr()
+        code = main(["run", "--resume", "--max-cost-usd", "0", "--output-dir", str(out)])
+        total_requests = len(srv.requests)
+    assert "cost cap reached" in first["meta"]["stopped_reason"] and first["total"] == 2  # 0.036, then 0.072
+    assert code == 0, capsys.readouterr().err
+    done = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert done["total"] == 4 and done["correct"] == 4 and not done["meta"].get("stopped_reason")
+    assert asked == 4 and total_requests == 8  # two requests a task, none asked twice across the sessions
 
 
 def test_a_refused_request_is_asked_once_per_task_and_not_re_run(tmp_path):
