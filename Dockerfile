@@ -28,7 +28,7 @@ WORKDIR /home/user/app
 # requirements.txt names PyTorch's CPU index and pins the `+cpu` wheel (PyPI's torch pulls several GB of CUDA).
 COPY --chown=user:user requirements.txt .
 RUN pip install --user -r requirements.txt
-# yt-dlp's JavaScript runtime for YouTube: the `deno` wheel's binary (tools/video/youtube.py names its path to
+# yt-dlp's JavaScript runtime for YouTube: the `deno` wheel's binary (tools/media/video/youtube.py names its path to
 # yt-dlp as js_runtimes) and yt-dlp-ejs's solver scripts; checked here so a build without them fails.
 ENV DENO_NO_UPDATE_CHECK=1 \
     DENO_NO_PROMPT=1

@@ -59,7 +59,7 @@ lint: setup
 
 # The generated docs pages (tools from the registry and the tool-spec table, settings from config.py).
 docs: setup
-	$(PY) -m tools.generated_docs
+	$(PY) -m tools.core.generated_docs
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

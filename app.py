@@ -20,7 +20,7 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 
 from application import Application
 from config import Settings, load_settings
-from tools.hardening import make_non_dumpable
+from hardening import make_non_dumpable
 from ui.batch_tab import BatchTabBuilder
 from ui.chat_tab import ChatTabBuilder
 from ui.debug_tab import DebugTabBuilder

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from models.token_estimate import PromptEstimators
     from rag.types import KnowledgeBase
     from tools.browser.engines import BrowserEngines
+    from tools.core.workspace import Workspace
     from tools.web.service import MinInterval
-    from tools.workspace import Workspace
 
 T = TypeVar("T")
 
@@ -108,7 +108,7 @@ class Application:
     @property
     def workspace(self) -> Workspace:
         """The workspace of tool calls made outside a run (`python -m tools call`), removed by `close()`."""
-        from tools.workspace import open_workspace
+        from tools.core.workspace import open_workspace
 
         with self._lock:
             made = self._parts.get("workspace")
@@ -117,7 +117,7 @@ class Application:
             return cast("Workspace", made)
 
     def tool_deps(self) -> dict[str, Any]:
-        """What tool factories may ask for (`tools.registry.build_registry(..., deps=)`)."""
+        """What tool factories may ask for (`tools.core.registry.build_registry(..., deps=)`)."""
         return {"knowledge_base": self.knowledge_base()[0], **self.tool_services()}
 
     def tool_services(self) -> dict[str, Any]:

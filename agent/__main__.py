@@ -37,12 +37,12 @@ from agent.events import (
     WorkerReported,
 )
 from config import ConfigError, Settings, load_settings, redact
-from tools.hardening import make_non_dumpable
+from hardening import make_non_dumpable
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the process exit status."""
-    make_non_dumpable()  # see tools/hardening.py
+    make_non_dumpable()  # see hardening.py
     parser = argparse.ArgumentParser(prog="python -m agent", description="Answer a GAIA-style question with the agent.")
     parser.add_argument("question", help="the question to answer")
     parser.add_argument("--file", help="path of an attached file (any GAIA type)")

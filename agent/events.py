@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
-from tools.errors import ErrorKind
+from tools.core.errors import ErrorKind
 
 Source = Literal["rag", "agent"]
 """Where an answer came from: the knowledge base's short-circuit, or the agent loop."""
@@ -137,11 +137,11 @@ class ToolResult(Event):
     duration_s: float
     truncated_chars: int = 0
     error_kind: ErrorKind | None = None
-    """None when ok; else why it failed (tools.errors.ErrorKind)."""
+    """None when ok; else why it failed (tools.core.errors.ErrorKind)."""
     thumbnail: str | None = None
     """A small JPEG data URL of the page a browser step saw (trace and downloads only, never the model)."""
     replayed: bool = False
-    """Answered from a recorded run's tool cache (`--replay`), not live (tools.replay_cache)."""
+    """Answered from a recorded run's tool cache (`--replay`), not live (tools.core.replay_cache)."""
 
 
 @dataclass(kw_only=True)

@@ -34,8 +34,8 @@ from agent.toolsets import offered
 from models.client import LLMCallError
 from models.cost import cost_usd
 from models.messages import message_text
-from tools.executor import ToolOutcome, run_tool
-from tools.registry import ToolRegistry
+from tools.core.executor import ToolOutcome, run_tool
+from tools.core.registry import ToolRegistry
 
 MAX_PARALLEL_TOOLS = 4
 CUT_REPLY_KEEP = 2000
@@ -47,7 +47,7 @@ def build_graph(registry: ToolRegistry, *, raise_internal_errors: bool = False,
     """Compile the loop over the registry's tools; the model client, gate and limits come per run (RunContext).
 
     `raise_internal_errors`: a tool's bug raises (ending the run with an internal error) instead of
-    becoming an observation the model reads (`tools.executor.run_tool`).
+    becoming an observation the model reads (`tools.core.executor.run_tool`).
     """
     arg_names = tool_argument_names(registry.tools)
 

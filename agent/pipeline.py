@@ -41,11 +41,11 @@ from config import Settings, Strategy, load_settings, redact
 from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate, separate_vision_endpoint
 from models.messages import message_text
 from rag.types import KnowledgeBase
-from tools.context import ToolContext
-from tools.registry import ToolRegistry, build_registry
-from tools.replay_cache import ToolCache
-from tools.specs import Role
-from tools.workspace import open_workspace
+from tools.core.context import ToolContext
+from tools.core.registry import ToolRegistry, build_registry
+from tools.core.replay_cache import ToolCache
+from tools.core.specs import Role
+from tools.core.workspace import open_workspace
 
 # Threads that drive graph runs; idle ones are reused across runs.
 _RUNNER = cf.ThreadPoolExecutor(max_workers=256, thread_name_prefix="agent-run")
@@ -69,7 +69,7 @@ class _Request:
     strategy: Strategy | None = None
     """This run's strategy (None: AGENT_STRATEGY)."""
     tool_cache: ToolCache | None = None
-    """The run's tool-result cache (record and replay, tools.replay_cache); None: every call live, none kept."""
+    """The run's tool-result cache (record and replay, tools.core.replay_cache); None: every call live, none kept."""
 
 
 @dataclass(frozen=True)

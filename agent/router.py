@@ -2,7 +2,7 @@
 
 (a) The RAG short-circuit — a knowledge-base hit of tier 'answer' answers without any model call;
 'candidates' and 'hints' become context in the loop's first message; 'miss' adds nothing.
-(b) The attachment's route — the tool its file type demands, as an explicit instruction (`tools.routes`).
+(b) The attachment's route — the tool its file type demands, as an explicit instruction (`tools.core.routes`).
 A failing knowledge base never ends the run: the failure is recorded in the lookup's note. The run's
 model client goes with the lookup (its 'hints' tier asks the model through it, gated and traced).
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from agent.events import Event, RagLookup, RouteDecided, Source
 from config import Settings, redact
 from rag.types import KnowledgeBase, LookupResult
-from tools.routes import FileRoute, route_for
+from tools.core.routes import FileRoute, route_for
 
 if TYPE_CHECKING:
     from models import ModelClient

@@ -28,8 +28,8 @@ from config import Settings
 from models.context_window import ContextWindow
 from models.cost import cost_usd
 from models.messages import message_text
-from tools.errors import ToolFailure
-from tools.workspace import Workspace
+from tools.core.errors import ToolFailure
+from tools.core.workspace import Workspace
 
 FIT_MARGIN = 0.02
 """Share of the window (at least `MIN_MARGIN_TOKENS`) kept free besides the reply: estimates are estimates."""

@@ -17,7 +17,7 @@ from agent.toolsets import ToolsetChoice
 from config import Settings
 from models.context_window import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from models.model_client import ModelClient
-from tools.context import ToolContext
+from tools.core.context import ToolContext
 
 
 class AgentState(TypedDict, total=False):

@@ -3,9 +3,9 @@
 With a context window of at most `SMALL_WINDOW_TOKENS` (LLM_CONTEXT_TOKENS, or the window the server
 states), the loop's requests carry these tools instead of all the active ones:
 
-- the **route's tools**: those able to read the task's attachment (`tools.routes`), and the ones its
+- the **route's tools**: those able to read the task's attachment (`tools.core.routes`), and the ones its
   instruction mentions besides;
-- the **research set**: every tool whose row in `tools/specs.py` names the "researcher" role, plus
+- the **research set**: every tool whose row in `tools/core/specs.py` names the "researcher" role, plus
   `read_file` (it reads masked observations back) and `calculator`;
 - the **browser set** (role "browser") only when a page needs operating: the question asks to click,
   type, scroll or fill something in, or an observation so far names a `browser_` tool (a page that
@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage, ToolMessage
 
 from agent.events import ToolsetChosen
 from models.messages import message_text
-from tools.specs import names_for
+from tools.core.specs import names_for
 
 SMALL_WINDOW_TOKENS = 16_384
 """Windows up to this size (16k) get per-task tool sets."""

@@ -68,7 +68,7 @@ from config import load_settings  # noqa: E402
 from evaluation.dataset import Sample  # noqa: E402
 from evaluation.runner import RunConfig, run_batch  # noqa: E402
 from tests.support.openai_server import Limits, ScriptedOpenAI, call, first_user_text, say, tool_results  # noqa: E402
-from tools.registry import ToolRegistry  # noqa: E402
+from tools.core.registry import ToolRegistry  # noqa: E402
 
 BURST = 2
 """Requests the steady-rate server lets through back to back before it enforces the spacing."""

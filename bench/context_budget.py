@@ -32,7 +32,7 @@ from config import load_settings  # noqa: E402
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results  # noqa: E402
 from tests.support.web_server import LocalWebServer  # noqa: E402
 from tests.support.web_server import Reply as WebReply  # noqa: E402
-from tools.registry import build_registry  # noqa: E402
+from tools.core.registry import build_registry  # noqa: E402
 
 PROSE = ("The ledger of the harbour office records another day of ships, cargoes and tides, none of which "
          "matters for the question at hand. ")

@@ -5,7 +5,7 @@
 The corpus is Mozilla Readability's test pages (each a saved real page, `source.html`, and its main
 content as a reader should see it, `expected.html`, with links resolved against
 http://fakehost/test/page.html). For each route — trafilatura alone, markdownify of the whole page,
-and the chosen path of tools.textio (both on the page tools.htmlprep prepares) — it counts:
+and the chosen path of tools.documents.textio (both on the page tools.web.htmlprep prepares) — it counts:
 
 - expected links kept: links of the expected main content present in the output with the same URL;
 - broken link targets: output link targets that are no link of the page (resolved as a browser would);
@@ -64,14 +64,14 @@ def score(markdown: str, page_links: set[str], expected_links: set[str],
 
 def routes(html: str) -> dict[str, object]:
     """The routes compared, each a function of nothing giving markdown."""
-    from tools.htmlprep import prepare
-    from tools.textio import _markdownify, _trafilatura, html_to_markdown
+    from tools.documents.textio import _markdownify, _trafilatura, html_to_markdown
+    from tools.web.htmlprep import prepare
 
     page = prepare(html, PAGE_URL)
     return {"trafilatura (prepared page)": lambda: page.restore_links(_trafilatura(page.html, True)),
             "markdownify (prepared page)": lambda: page.restore_links(
                 _markdownify(page.html, True, time.monotonic() + 60)),
-            "chosen (tools.textio)": lambda: html_to_markdown(html, url=PAGE_URL, links=True)}
+            "chosen (tools.documents.textio)": lambda: html_to_markdown(html, url=PAGE_URL, links=True)}
 
 
 def main() -> None:

@@ -34,8 +34,8 @@ from config import load_settings  # noqa: E402
 from models.client import build_chat_model  # noqa: E402
 from rag.types import EmptyKnowledgeBase  # noqa: E402
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say  # noqa: E402
-from tools.calculator import evaluate, format_result, make_calculator_tools  # noqa: E402
-from tools.registry import build_registry  # noqa: E402
+from tools.compute.calculator import evaluate, format_result, make_calculator_tools  # noqa: E402
+from tools.core.registry import build_registry  # noqa: E402
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput

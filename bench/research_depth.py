@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 from config import Settings, load_settings  # noqa: E402
 from tests.support.research_site import long_article  # noqa: E402
 from tests.support.web_server import LocalWebServer, Reply  # noqa: E402
-from tools.context import ToolContext  # noqa: E402
+from tools.core.context import ToolContext  # noqa: E402
+from tools.core.workspace import Workspace  # noqa: E402
 from tools.web import make_web_tools  # noqa: E402
-from tools.workspace import Workspace  # noqa: E402
 
 FACT = "The harbour master's ledger for 1907 lists exactly 4,512 vessels."
 PARAGRAPHS = 150

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from langchain_core.tools import BaseTool  # noqa: E402
 
 from config import Settings, load_settings  # noqa: E402
-from tools.executor import run_tool  # noqa: E402
-from tools.sandbox import Limits, make_sandbox_tools, run_sandboxed  # noqa: E402
-from tools.sandbox.pool import SPARES  # noqa: E402
+from tools.core.executor import run_tool  # noqa: E402
+from tools.isolation import Limits, make_sandbox_tools, run_sandboxed  # noqa: E402
+from tools.isolation.pool import SPARES  # noqa: E402
 
 
 def _bare() -> None:

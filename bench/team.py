@@ -35,8 +35,8 @@ from tests.support.research_site import FILLER  # noqa: E402
 from tests.support.team_script import TeamScript, last_user, orchestrator_script  # noqa: E402
 from tests.support.web_server import LocalWebServer, Route  # noqa: E402
 from tests.support.web_server import Reply as WebReply  # noqa: E402
-from tools.files import make_file_tools  # noqa: E402
-from tools.registry import build_registry  # noqa: E402
+from tools.core.registry import build_registry  # noqa: E402
+from tools.documents.files import make_file_tools  # noqa: E402
 from tools.web.fetch import make_fetch_tools  # noqa: E402
 
 ANSWER = "4512"

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from config import ConfigError, load_settings
 from evaluation.scorer import SCORERS
-from tools.hardening import make_non_dumpable
+from hardening import make_non_dumpable
 
 if TYPE_CHECKING:
     from application import Application
@@ -238,7 +238,7 @@ def cmd_api(args: argparse.Namespace, app: Application) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (2 for configuration or input errors)."""
-    make_non_dumpable()  # see tools/hardening.py
+    make_non_dumpable()  # see hardening.py
     args = build_parser().parse_args(argv)
     from evaluation.compare import CompareError
     from evaluation.dataset import DatasetError

@@ -20,7 +20,7 @@ from agent.events import ModelCall, RouteDecided, Solution, ToolCall, ToolResult
 from config import Settings, redact
 from evaluation.records import FailureCategory
 from evaluation.scorer import Score
-from tools.routes import route_for
+from tools.core.routes import route_for
 
 
 def failure_category(solution: Solution, score: Score | None) -> FailureCategory:

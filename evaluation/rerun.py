@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from config import Settings, redact
 from evaluation.records import TaskRecord
 from evaluation.repair_hints import repair_category
-from evaluation.run_folder import RunFolder
+from evaluation.run_folder import RunError, RunFolder
 
 if TYPE_CHECKING:
     from evaluation.runner import RunConfig
@@ -30,7 +30,6 @@ def parent_records(run_dir: Path) -> list[TaskRecord]:
     """The records of a finished run folder (details.jsonl; a task listed twice counts by its last line)."""
     path = Path(run_dir) / "details.jsonl"
     if not path.is_file():
-        from evaluation.runner import RunError
 
         raise RunError(f"{run_dir} has no details.jsonl: is it a finished run folder of `python -m evaluation run`?")
     rows: dict[str, TaskRecord] = {}
@@ -59,8 +58,6 @@ def failed_task_ids(run_dir: Path, only_category: str | None = None) -> list[str
 
 def rerun_config(parent: Path, base: RunConfig, only_category: str | None = None) -> RunConfig:
     """`base` turned into a re-run of `parent`'s failures: its split, source and scorer, the failed ids."""
-    from evaluation.runner import RunError
-
     parent = Path(parent).expanduser().resolve()
     info = RunFolder(parent).info()
     if info is None:

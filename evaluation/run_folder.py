@@ -31,6 +31,10 @@ RUN_INFO_NAME = "run.json"
 SUMMARY_NAME = "summary.json"
 
 
+class RunError(RuntimeError):
+    """A batch cannot start as asked (bad selection, output folder already used, no model); the message says why."""
+
+
 class RunFolder:
     """A run directory: its run.json, checkpoint, cost and summary (see the module docstring)."""
 

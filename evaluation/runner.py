@@ -35,6 +35,7 @@ from evaluation.ordering import plan_order, recorded_durations
 from evaluation.records import TaskRecord
 from evaluation.report import summarize
 from evaluation.rerun import record_lineage
+from evaluation.run_folder import RunError as RunError  # defined beside the folder; re-exported for callers
 from evaluation.run_folder import RunFolder
 from evaluation.run_info import RunInfo, with_recorded_selection
 from evaluation.run_summary import RunSummary
@@ -51,17 +52,13 @@ from evaluation.task_loop import (
     notify,
 )
 from evaluation.task_loop import build_record as build_record
-from tools.replay_cache import ToolCache
+from tools.core.replay_cache import ToolCache
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
     from application import Application
 
 log = logging.getLogger(__name__)
-
-
-class RunError(RuntimeError):
-    """A batch cannot start as asked (bad selection, output folder already used, no model); the message says why."""
 
 
 @dataclass

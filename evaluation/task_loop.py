@@ -33,7 +33,7 @@ from evaluation.scorer import Score, Scorer, official_scorer
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
-    from tools.replay_cache import ToolCache
+    from tools.core.replay_cache import ToolCache
 
 log = logging.getLogger(__name__)
 

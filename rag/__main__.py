@@ -18,11 +18,11 @@ import time
 from typing import Any
 
 from config import ConfigError, load_settings
+from hardening import make_non_dumpable
 from rag.shortcut import FaissKnowledgeBase
 from rag.sources import SourceError, from_gaia_dir, from_jsonl, from_run
 from rag.store import KnowledgeBaseError
 from rag.types import LookupResult
-from tools.hardening import make_non_dumpable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,7 +101,7 @@ def _query(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; errors become one line on stderr and exit status 2."""
-    make_non_dumpable()  # see tools/hardening.py
+    make_non_dumpable()  # see hardening.py
     args = _parser().parse_args(argv)
     try:
         if args.command == "build":

@@ -43,7 +43,7 @@ class _ToolBugs(logging.Handler):
 
 
 _TOOL_BUGS = _ToolBugs()
-logging.getLogger("tools.executor").addHandler(_TOOL_BUGS)
+logging.getLogger("tools.core.executor").addHandler(_TOOL_BUGS)
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def _stays_on_loopback():
 def _tool_bugs_fail_the_test(request):
     """A tool that raised an unexpected exception in this process fails the test (unless it is marked `tool_bug`).
 
-    The agent turns such a bug into an observation and goes on (`tools.executor.run_tool`), so a test of the
+    The agent turns such a bug into an observation and goes on (`tools.core.executor.run_tool`), so a test of the
     agent would otherwise pass over it; the pipeline's `raise_internal_errors` stays a parameter for the tests
     that want the run itself to end.
     """

@@ -1,6 +1,9 @@
 """The agent's tools: a registry of imported factories, a typed context per run, one executor.
 
-Public names are imported on first use (PEP 562) so that light modules such as `tools.errors`
+The wings: core (registry, specs, context, executor, workspace, paging), documents, web, search,
+browser, media, isolation (the sandbox and the budgeted worker), compute.
+
+Public names are imported on first use (PEP 562) so that light modules such as `tools.core.errors`
 load without langchain.
 """
 
@@ -11,27 +14,27 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # `X as X` marks an explicit re-export (PEP 484) of the lazily loaded names below.
-    from tools.context import ToolContext as ToolContext
-    from tools.context import ToolModel as ToolModel
-    from tools.errors import ErrorKind as ErrorKind
-    from tools.errors import MissingDependency as MissingDependency
-    from tools.errors import ToolFailure as ToolFailure
-    from tools.executor import ToolOutcome as ToolOutcome
-    from tools.executor import run_tool as run_tool
-    from tools.registry import FACTORIES as FACTORIES
-    from tools.registry import ToolFactory as ToolFactory
-    from tools.registry import ToolRegistry as ToolRegistry
-    from tools.registry import ToolTier as ToolTier
-    from tools.registry import build_registry as build_registry
-    from tools.workspace import Workspace as Workspace
-    from tools.workspace import open_workspace as open_workspace
+    from tools.core.context import ToolContext as ToolContext
+    from tools.core.context import ToolModel as ToolModel
+    from tools.core.errors import ErrorKind as ErrorKind
+    from tools.core.errors import MissingDependency as MissingDependency
+    from tools.core.errors import ToolFailure as ToolFailure
+    from tools.core.executor import ToolOutcome as ToolOutcome
+    from tools.core.executor import run_tool as run_tool
+    from tools.core.registry import FACTORIES as FACTORIES
+    from tools.core.registry import ToolFactory as ToolFactory
+    from tools.core.registry import ToolRegistry as ToolRegistry
+    from tools.core.registry import ToolTier as ToolTier
+    from tools.core.registry import build_registry as build_registry
+    from tools.core.workspace import Workspace as Workspace
+    from tools.core.workspace import open_workspace as open_workspace
 
 _HOME = {
-    **dict.fromkeys(["ToolContext", "ToolModel"], "tools.context"),
-    **dict.fromkeys(["ErrorKind", "MissingDependency", "ToolFailure"], "tools.errors"),
-    **dict.fromkeys(["ToolOutcome", "run_tool"], "tools.executor"),
-    **dict.fromkeys(["FACTORIES", "ToolFactory", "ToolRegistry", "ToolTier", "build_registry"], "tools.registry"),
-    **dict.fromkeys(["Workspace", "open_workspace"], "tools.workspace"),
+    **dict.fromkeys(["ToolContext", "ToolModel"], "tools.core.context"),
+    **dict.fromkeys(["ErrorKind", "MissingDependency", "ToolFailure"], "tools.core.errors"),
+    **dict.fromkeys(["ToolOutcome", "run_tool"], "tools.core.executor"),
+    **dict.fromkeys(["FACTORIES", "ToolFactory", "ToolRegistry", "ToolTier", "build_registry"], "tools.core.registry"),
+    **dict.fromkeys(["Workspace", "open_workspace"], "tools.core.workspace"),
 }
 
 __all__ = sorted(_HOME)

@@ -6,7 +6,7 @@
     python -m tools call read_file --args-json '{"path": "/data/x.xlsx"}' --attachment /data/x.xlsx
     echo '{"code": "print(1)"}' | python -m tools call run_python --args-json -
 
-`call` goes through `tools.executor.run_tool` with the attachments in `configurable.attachments`,
+`call` goes through `tools.core.executor.run_tool` with the attachments in `configurable.attachments`,
 so timeouts, output truncation and error observations are the agent's. Exit status: 0 the tool
 succeeded, 1 the tool reported a failure, 2 bad usage, bad configuration or the tool is unavailable.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from config import ConfigError, Settings, load_settings
-from tools.executor import run_tool
-from tools.hardening import make_non_dumpable
-from tools.registry import FACTORIES, ToolRegistry, build_registry
+from hardening import make_non_dumpable
+from tools.core.executor import run_tool
+from tools.core.registry import FACTORIES, ToolRegistry, build_registry
 
 CHARS_PER_TOKEN = 4
 """Rough size of a token in a JSON schema (what OpenAI-style servers count it as, give or take)."""
@@ -110,7 +110,7 @@ def _call(settings: Settings, args: argparse.Namespace, deps: dict[str, Any] | N
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit status."""
-    make_non_dumpable()  # see tools/hardening.py
+    make_non_dumpable()  # see hardening.py
     parser = argparse.ArgumentParser(prog="python -m tools", description="List the agent's tools or run one.")
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="print the active tools, their tier, and why any is missing")

@@ -19,7 +19,7 @@ import gradio as gr
 from agent.events import AnswerExtracted, ErrorEvent, Event, Solution
 from config import Strategy
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_named
-from tools.specs import previewable
+from tools.core.specs import previewable
 from ui.background import Tick, iterate_until_stopped
 from ui.runtime import AgentUnavailable, Runtime
 from ui.session import public_text
@@ -194,7 +194,7 @@ def preview_attachment(runtime: Runtime, file: Any, task: Any = None, readable: 
         registry = runtime.registry()
     except AgentUnavailable as exc:
         return f"❌ {shown(exc)}"
-    from tools.routes import route_for
+    from tools.core.routes import route_for
 
     route = route_for(path, registry.names)
     # Tools that run code or call a model are not previewable (the budgeted worker has no key either).

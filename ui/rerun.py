@@ -2,7 +2,7 @@
 
 `first_divergence` (pure) finds the first step where two traces part; `side_by_side` renders both with that
 row highlighted. With replay on, the first run's tool calls answer the re-run's matching calls (a tool cache
-seeded from the first trace, tools.replay_cache), so a model or iteration change is tried on the same pages.
+seeded from the first trace, tools.core.replay_cache), so a model or iteration change is tried on the same pages.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from agent.events import (
     ToolResult,
     event_from_dict,
 )
-from tools.replay_cache import CachedResult, ToolCache
+from tools.core.replay_cache import CachedResult, ToolCache
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import Settings
-from visitors.batch_guard import RunSlots
 from ui.status import LoadState, StatusLine, preload_status, rag_status, research_status
+from visitors.batch_guard import RunSlots
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline
     from application import Application
     from rag.types import KnowledgeBase
-    from tools.registry import ToolRegistry
+    from tools.core.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def load_components(settings: Settings, building: Callable[[Pipeline], None] | N
     except Exception as exc:  # noqa: BLE001 - shown in the header; previews and browsing keep working
         log.exception("pipeline failed to load")
         loaded.error = f"{type(exc).__name__}: {exc}"
-        from tools.registry import build_registry
+        from tools.core.registry import build_registry
 
         loaded.registry = build_registry(settings, deps=app.tool_deps() if app is not None else None)
     return loaded

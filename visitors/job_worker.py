@@ -6,7 +6,7 @@ The parent holds the limits (address space, CPU seconds, file size via prlimit; 
 the process group; a cap on the reply) and removes this process's folder afterwards. The settings
 come without any secret (no API key, no HF token), so nothing here can spend a model or reach a
 gated dataset; the environment is the parent's short allowlist and HF_HUB_OFFLINE is set.
-Before a parser sees a file, `tools.bounded` checks what it would expand to.
+Before a parser sees a file, `tools.documents.bounded` checks what it would expand to.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings, load_settings
-from tools.bounded import Caps, file_problem, split_problem
+from tools.documents.bounded import Caps, file_problem, split_problem
 
 
 def _tool(settings: Settings, name: str) -> Any:
     """The one tool `name`, from the first factory that provides it (the registry's order)."""
-    from tools.errors import MissingDependency
-    from tools.registry import FACTORIES, call_factory
+    from tools.core.errors import MissingDependency
+    from tools.core.registry import FACTORIES, call_factory
 
     for _tier, factory in FACTORIES:
         try:
@@ -43,9 +43,9 @@ def preview(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
     if (problem := file_problem(path, Caps.of(settings))) is not None:
         return {"ok": False, "refusal": f"{path.name} is not previewed: {problem}."}
     # Imported only now: a refusal costs a visitor's job a fraction of a second, not langchain's import.
-    from tools.context import ToolContext
-    from tools.executor import run_tool
-    from tools.workspace import open_workspace
+    from tools.core.context import ToolContext
+    from tools.core.executor import run_tool
+    from tools.core.workspace import open_workspace
 
     with open_workspace(settings, "preview") as work:
         context = ToolContext(attachments=(path,), readable=tuple(Path(p) for p in args.get("readable", ())),
@@ -75,7 +75,7 @@ JOBS = {"preview": preview, "load_tasks": load_tasks}
 
 def main() -> int:
     """Serve one request from stdin; failures a visitor can act on come back as a refusal, bugs as their type."""
-    from tools.isolated import parse_inline
+    from tools.documents.isolated import parse_inline
 
     parse_inline()  # this process is the budget: its documents are parsed here, not in a worker of its own
     request = json.loads(sys.stdin.read())

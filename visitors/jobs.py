@@ -1,8 +1,8 @@
 """Visitor jobs under a budget: a preview or a task load runs in a killable subprocess with hard limits.
 
 Anyone may call /preview and /load_tasks without a login, and the parsers behind them expand a small
-file without bound (see `tools/bounded.py`). So each job runs `python -m visitors.job_worker` through
-`tools.budgeted` (prlimit, a wall-clock kill of its process group, a reply cap, a fixed environment)
+file without bound (see `tools/documents/bounded.py`). So each job runs `python -m visitors.job_worker` through
+`tools.isolation.limited_job` (prlimit, a wall-clock kill of its process group, a reply cap, a fixed environment)
 with the visitor limits: address space VISITOR_JOB_MEMORY_MB, CPU and wall seconds
 VISITOR_JOB_SECONDS, any written file VISITOR_MAX_UNPACKED_MB. Each job has a folder of its own (cwd,
 TMPDIR, WORKSPACE_DIR: every workspace of the job) removed afterwards, so a preview's extractions
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from config import Settings
-from tools.budgeted import REPLY_BYTES, JobLimits, run_worker, stopped_reason
+from tools.isolation.limited_job import REPLY_BYTES, JobLimits, run_worker, stopped_reason
 
 __all__ = ["REPLY_BYTES", "JobKind", "JobResult", "run_job", "visitor_limits", "worker_settings"]
 JobKind = Literal["preview", "load_tasks"]

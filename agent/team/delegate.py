@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 
-from tools.specs import Role
+from tools.core.specs import Role
 
 WorkerName = Literal["researcher", "browser", "reader", "coder"]
-"""The `worker` argument's values (the contract; the same names as `tools.specs.Role`)."""
+"""The `worker` argument's values (the contract; the same names as `tools.core.specs.Role`)."""
 
 Delegation = Callable[[Role, str, str], str]
 """`(worker, task, call_id) -> report`: runs one delegation inside the current run."""

@@ -38,7 +38,7 @@ from agent.team.prompts import (
 from agent.team.workers import Worker, run_worker
 from agent.text_tool_calls import tool_argument_names
 from models.messages import message_text
-from tools.specs import Role
+from tools.core.specs import Role
 
 State = dict[str, Any]
 

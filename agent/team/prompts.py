@@ -9,7 +9,7 @@ and progress ledgers (Fourney et al., 2024), reworded and cut to what this harne
 from __future__ import annotations
 
 from agent.prompts import BROWSER_GUIDANCE, GAIA_SYSTEM_PROMPT
-from tools.specs import Role
+from tools.core.specs import Role
 
 ORCHESTRATOR_PROMPT = (
     "You are the orchestrator of a small team that answers one question.\n"

@@ -28,8 +28,8 @@ from agent.run_limits import ObservationMasker, RunBudget
 from agent.state import AgentState, RunContext
 from agent.team.prompts import WORKER_PROMPTS
 from models.messages import message_text
-from tools.registry import ToolRegistry
-from tools.specs import ROLES, Role, names_for
+from tools.core.registry import ToolRegistry
+from tools.core.specs import ROLES, Role, names_for
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from config import load_settings
 from evaluation.scorer import question_scorer
 from tests.support.openai_server import Reply, ScriptedOpenAI, fail, say
 from tests.support.scorer_cases import SCORER_CASES
-from tools.calculator import make_calculator_tools
-from tools.registry import build_registry
+from tools.compute.calculator import make_calculator_tools
+from tools.core.registry import build_registry
 
 _DIGIT_WORDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "7": "seven"}
 PROPOSALS: dict[str, Callable[[str], str]] = {

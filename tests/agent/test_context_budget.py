@@ -16,8 +16,8 @@ from agent.events import ContextMasked, ErrorEvent, ModelCall, TokenBudgetExhaus
 from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, say, tool_results
-from tools.files import make_file_tools
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
+from tools.documents.files import make_file_tools
 
 pytestmark = pytest.mark.integration
 

@@ -18,9 +18,9 @@ from agent.pipeline import Pipeline
 from agent.prompts import GAIA_SYSTEM_PROMPT
 from config import load_settings
 from tests.support.fake_model import ScriptedChatModel, ai, tool_call, tool_calls
-from tools.calculator import make_calculator_tools
-from tools.context import ToolContext
-from tools.registry import ToolRegistry
+from tools.compute.calculator import make_calculator_tools
+from tools.core.context import ToolContext
+from tools.core.registry import ToolRegistry
 
 seen_configs: list[list[str]] = []
 
@@ -151,7 +151,7 @@ def test_a_pipeline_asked_to_raise_internal_errors_ends_the_run_on_a_tool_bug() 
 
 @pytest.mark.tool_bug
 def test_a_bug_in_a_tool_fails_its_test() -> None:
-    from tools.executor import run_tool
+    from tools.core.executor import run_tool
 
     with pytest.raises(RuntimeError, match="boom"):
         run_tool(explode, {"text": "x"}, load_settings(), raise_internal_errors=True)

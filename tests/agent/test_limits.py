@@ -8,7 +8,7 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from rag.types import EmptyKnowledgeBase
 from tests.support.fake_model import ScriptedChatModel, ai
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 
 
 class _CountingKB(EmptyKnowledgeBase):

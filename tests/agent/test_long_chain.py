@@ -19,7 +19,7 @@ from config import load_settings
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, first_user_text, say, tool_results
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
-from tools.registry import build_registry
+from tools.core.registry import build_registry
 
 pytestmark = pytest.mark.integration
 

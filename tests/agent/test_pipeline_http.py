@@ -11,8 +11,8 @@ from agent.events import ErrorEvent, IterationCap, ModelCall, Retry, ToolResult
 from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.openai_server import ScriptedOpenAI, call, fail, hang, say, tool_results
-from tools.calculator import make_calculator_tools
-from tools.registry import build_registry
+from tools.compute.calculator import make_calculator_tools
+from tools.core.registry import build_registry
 
 pytestmark = pytest.mark.integration
 

@@ -15,8 +15,8 @@ from agent.prompts import CONCLUDE_REQUEST
 from config import load_settings
 from models import ChatModels, ModelClient
 from tests.support.llama_server import RecordingProxy
-from tools.calculator import make_calculator_tools
-from tools.registry import build_registry
+from tools.compute.calculator import make_calculator_tools
+from tools.core.registry import build_registry
 
 pytestmark = pytest.mark.integration
 

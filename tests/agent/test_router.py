@@ -7,7 +7,7 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from rag.types import EmptyKnowledgeBase, HintLLM, LookupResult, Match
 from tests.support.fake_model import ScriptedChatModel, ai
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 
 
 class FakeKB(EmptyKnowledgeBase):

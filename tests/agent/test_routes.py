@@ -1,4 +1,4 @@
-"""The router's file-type table (tools.routes): every GAIA attachment type has a route."""
+"""The router's file-type table (tools.core.routes): every GAIA attachment type has a route."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.routes import route_for
+from tools.core.routes import route_for
 
 ALL_TOOLS = ["web_search", "fetch_webpage", "read_file", "calculator", "run_python", "parse_pdf", "parse_excel",
              "image_ocr", "analyze_image", "transcribe_audio", "watch_video"]

@@ -11,7 +11,7 @@ from agent.run_limits import CUT_KEY, MASKED_KEY, ObservationMasker, TokenMeter,
 from config import load_settings
 from models.context_window import ContextWindow, llamacpp_n_ctx, vllm_max_model_len
 from models.failures import stated_context_limit
-from tools.workspace import Workspace
+from tools.core.workspace import Workspace
 
 
 def conversation(turns: int, size: int = 3000) -> list[BaseMessage]:

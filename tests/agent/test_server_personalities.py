@@ -10,8 +10,8 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from models import ChatModels, ModelClient, build_chat_model, call_model
 from tests.support.openai_server import ScriptedOpenAI, call, cut, say, tool_results
-from tools.calculator import make_calculator_tools
-from tools.registry import build_registry
+from tools.compute.calculator import make_calculator_tools
+from tools.core.registry import build_registry
 
 pytestmark = pytest.mark.integration
 

@@ -9,8 +9,8 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.media import make_text_image
 from tests.support.openai_server import ScriptedOpenAI, call, fail, say, tool_results
-from tools.registry import build_registry
-from tools.vision import make_vision_tools
+from tools.core.registry import build_registry
+from tools.media.vision import make_vision_tools
 
 pytestmark = pytest.mark.integration
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, ToolMessage
 
 from agent.toolsets import SMALL_WINDOW_TOKENS, ToolsetChoice, choose_toolset
-from tools.specs import SPECS
+from tools.core.specs import SPECS
 
 ACTIVE = tuple(SPECS)  # every tool with a row, in the table's order
 

@@ -14,7 +14,7 @@ from evaluation.dataset import Sample
 from rag.types import EmptyKnowledgeBase
 from tests.support.fake_model import ScriptedChatModel, ai
 from tests.support.gaia_fixture import make_gaia_folder
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 from ui import batch
 from ui.background import BatchControl
 from ui.debug import ask_stream

@@ -15,7 +15,7 @@ from evaluation.runner import RunConfig, run_batch
 from tests.evaluation.test_runner import solve_with_tool
 from tests.support.gaia_fixture import make_gaia_folder
 from tests.support.openai_server import Limits, ScriptedOpenAI, fail, first_user_text
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import tools.sandbox.tool as sandbox_tool
+import tools.isolation.tool as sandbox_tool
 from agent.events import ToolResult
 from agent.pipeline import Pipeline
 from config import Settings, load_settings
@@ -23,7 +23,7 @@ from tests.support.gaia_fixture import FixtureTask, make_gaia_folder
 from tests.support.openai_server import ScriptedOpenAI, call, first_user_text, say, tool_results
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
-from tools.replay_cache import ToolCache
+from tools.core.replay_cache import ToolCache
 
 API_KEY = "sk-repair-secret-4242"
 TASKS = [FixtureTask(k, f"What is the code word of {k}? Read the page.", 1, f"word-{k}") for k in "abcd"]
@@ -131,7 +131,7 @@ def test_a_call_that_does_not_match_runs_live_and_replayed_results_are_marked(si
 
 def test_the_cache_never_holds_a_secret(tmp_path):
     settings = load_settings(OPENAI_API_KEY=API_KEY, TOOL_CACHE_MAX_MB=0.001)
-    from tools.replay_cache import CachedResult
+    from tools.core.replay_cache import CachedResult
 
     cache = ToolCache(settings, record_dir=tmp_path)
     assert not cache.keep("fetch_webpage", {"url": f"http://x/?key={API_KEY}"}, "t", CachedResult("ok", True))

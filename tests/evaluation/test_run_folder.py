@@ -18,7 +18,7 @@ from evaluation.run_info import RunInfo
 from evaluation.run_summary import RunSummary
 from evaluation.runner import RunConfig, run_batch
 from tests.support.openai_server import ScriptedOpenAI
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = ROOT / "evaluation" / "run_folder.py"

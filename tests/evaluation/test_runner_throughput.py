@@ -12,7 +12,7 @@ from bench.batch_throughput import bench_script, make_bench_tool, make_samples, 
 from config import load_settings
 from evaluation.runner import RunConfig, run_batch
 from tests.support.openai_server import Limits, ScriptedOpenAI
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 
 RPM, LATENCY, TASKS = 300.0, 0.05, 8  # 16 requests, one per 0.2 s: the limit, not latency, sets the pace
 

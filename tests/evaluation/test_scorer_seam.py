@@ -21,7 +21,7 @@ from evaluation.runner import RunConfig, RunError, RunResult, run_batch
 from evaluation.scorer import SCORERS, Score, lenient_scorer, official_scorer, scorer_label
 from rag.types import EmptyKnowledgeBase
 from tests.support.fake_model import ScriptedChatModel, ai
-from tools.registry import ToolRegistry
+from tools.core.registry import ToolRegistry
 
 # Each task's question names the answer the scripted model gives; the truth is the answer in another order.
 SAMPLES = [Sample(task_id=f"seam-{i}", question=f"List them: say {said}", level=1, final_answer=truth)

@@ -16,8 +16,8 @@ from evaluation.runner import RunConfig, RunError, run_batch
 from tests.support.gaia_fixture import answer_for, make_gaia_folder
 from tests.support.openai_server import Reply, ScriptedOpenAI, first_user_text, say
 from tests.support.team_script import LEDGER_TEXT, TeamScript, kind_of, role_of
-from tools.calculator import make_calculator_tools
-from tools.registry import build_registry
+from tools.compute.calculator import make_calculator_tools
+from tools.core.registry import build_registry
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ from config import load_settings
 from models import ChatModels, EndpointMonitor, LLMCallError, ModelClient
 from models.compat import CompatibleChatOpenAI
 from tests.support.openai_server import ScriptedOpenAI, say
-from tools.calculator import make_calculator_tools
+from tools.compute.calculator import make_calculator_tools
 
 
 def settings_for(url: str, **kw):

@@ -307,14 +307,14 @@ class BrowserHarness:
 
     def workspace(self, label: str = "browser-test") -> Any:
         """A fresh run workspace (close it to end the run)."""
-        from tools.workspace import open_workspace
+        from tools.core.workspace import open_workspace
 
         return open_workspace(self.settings, label)
 
     def call(self, work: Any, name: str, **args: Any) -> Any:
         """The ToolOutcome of `name(**args)` in the run that owns `work` (executor: timeout, errors as text)."""
-        from tools.context import ToolContext
-        from tools.executor import run_tool
+        from tools.core.context import ToolContext
+        from tools.core.executor import run_tool
 
         return run_tool(self.tools[name], args, self.settings, ToolContext(workspace=work, confined=True).to_config())
 

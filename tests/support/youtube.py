@@ -2,7 +2,7 @@
 
 Neither library lets its YouTube endpoints be redirected by a setting, so tests replace the one
 place each sends requests through: `YoutubeDL.urlopen` (every extractor and downloader request of
-yt-dlp) and the `requests.Session` youtube-transcript-api is given (`tools.video.youtube.new_session`).
+yt-dlp) and the `requests.Session` youtube-transcript-api is given (`tools.media.video.youtube.new_session`).
 The responses have the shape YouTube's have: the watch page (ytcfg with INNERTUBE_API_KEY and
 ytInitialPlayerResponse), the innertube `player` JSON (videoDetails, streamingData, captions),
 the timedtext XML of a caption track, and the media bytes of a progressive format on the CDN.
@@ -149,7 +149,7 @@ class RecordedYouTube:
             return session
 
         monkeypatch.setattr(yt_dlp.YoutubeDL, "urlopen", urlopen)
-        monkeypatch.setattr("tools.video.youtube.new_session", new_session)
+        monkeypatch.setattr("tools.media.video.youtube.new_session", new_session)
 
     def hosts(self) -> set[str]:
         """The hosts the libraries asked for."""

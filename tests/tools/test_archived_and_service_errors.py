@@ -13,10 +13,10 @@ import pytest
 from config import load_settings
 from tests.support.research_site import MediaWikiDouble, WikiRevision, arxiv_double, wayback_double
 from tests.support.web_server import LocalWebServer, Reply
-from tools.context import ToolContext
-from tools.executor import run_tool
+from tools.core.context import ToolContext
+from tools.core.executor import run_tool
+from tools.core.workspace import Workspace
 from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools, make_wikipedia_tools
-from tools.workspace import Workspace
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
 ORIGINAL = "http://parish.example/registers/index.html"
@@ -129,7 +129,7 @@ def test_an_empty_arxiv_feed_is_asked_again(tmp_path):
 def test_youtube_caption_failures_give_the_librarys_cause(name, reason):
     from youtube_transcript_api import _errors
 
-    from tools.video.youtube import blocked_advice, caption_failure
+    from tools.media.video.youtube import blocked_advice, caption_failure
 
     note = caption_failure(getattr(_errors, name)("Xa7ZpQ3mT9k"))
     assert note.startswith(f"no captions ({name}: {reason}") and "most likely caused by" not in note
@@ -138,7 +138,7 @@ def test_youtube_caption_failures_give_the_librarys_cause(name, reason):
 
 def test_a_blocked_youtube_host_is_not_told_to_check_the_url(monkeypatch, tmp_path):
     from tests.support.youtube import RecordedYouTube
-    from tools.video.youtube import fetch_captions
+    from tools.media.video.youtube import fetch_captions
 
     yt = RecordedYouTube(bot_check=True)
     yt.install(monkeypatch)
@@ -196,7 +196,7 @@ def test_apis_get_the_contact_user_agent_and_web_pages_a_browser_s(run):
         tools["wayback"].invoke({"url": ORIGINAL, "date": "2001"}, config=run)
         tools["wikipedia_page"].invoke({"title": "Paris"}, config=run)
         run_tool(tools["arxiv_search"], {"query": "zeppelin"}, settings)
-        from tools.images import open_image
+        from tools.media.images import open_image
 
         open_image(server.url("/img.png"), run, settings)
         from tools.search.searxng import from_settings
@@ -228,7 +228,7 @@ def _png() -> bytes:
 def test_pdf_words_of_tightly_set_text_are_not_glued(tmp_path):
     from fpdf import FPDF
 
-    from tools.pdf import pdf_to_text
+    from tools.documents.pdf import pdf_to_text
 
     pdf = FPDF(unit="pt")
     pdf.add_page()
@@ -249,7 +249,7 @@ LATEX_PDF = Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")  #
 def test_a_real_latex_pdf_reads_without_glued_words():
     import re
 
-    from tools.pdf import pdf_to_text
+    from tools.documents.pdf import pdf_to_text
 
     text = pdf_to_text(LATEX_PDF)
     glued = [w for w in re.findall(r"[A-Za-z]{25,}", text) if sum(c.isupper() for c in w) < 3]  # not CamelCase names

@@ -21,9 +21,9 @@ from tests.support.media import (
     make_speech,
     media_tools_available,
 )
-from tools import audio
-from tools.errors import MissingDependency
-from tools.executor import run_tool
+from tools.core.errors import MissingDependency
+from tools.core.executor import run_tool
+from tools.media import audio
 
 needs_media = pytest.mark.skipif(not media_tools_available(), reason="espeak-ng and ffmpeg are required")
 

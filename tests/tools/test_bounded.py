@@ -1,4 +1,4 @@
-"""Header checks before parsing (tools/bounded.py): each bomb is refused with its limit; ordinary files pass."""
+"""Header checks before parsing (tools/documents/bounded.py): each bomb is refused with its limit."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from config import load_settings
 from tests.support import bombs
 from tests.support.gaia_fixture import make_gaia_folder
-from tools.bounded import Caps, file_problem, split_problem
+from tools.documents.bounded import Caps, file_problem, split_problem
 
 CAPS = Caps.of(load_settings())
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import bombs
-from tools.bounded import Caps, file_problem
+from tools.documents.bounded import Caps, file_problem
 
 CAPS = Caps(pixels=40_000_000, media_seconds=1200, unpacked_bytes=64 * 2**20, split_rows=2000)
 
@@ -37,10 +37,10 @@ def test_a_small_text_file_and_a_small_docx_pass(tmp_path: Path):
 
 
 def test_a_runs_readers_refuse_the_bombs_before_parsing(tmp_path: Path):
-    """parse_pdf's and read_file's entry points (tools/pdf.py, tools/office.py) check the header first."""
-    from tools.errors import ToolFailure
-    from tools.office import docx_to_text
-    from tools.pdf import pdf_to_text
+    """parse_pdf's and read_file's entry points (documents/pdf.py, documents/office.py) check headers first."""
+    from tools.core.errors import ToolFailure
+    from tools.documents.office import docx_to_text
+    from tools.documents.pdf import pdf_to_text
 
     pdf = bombs.huge_page_pdf(tmp_path / "page.pdf")
     with pytest.raises(ToolFailure, match="megapixels") as refused:

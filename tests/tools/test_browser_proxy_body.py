@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.web_server import LocalWebServer, Reply, Request
 from tools.browser.proxy import FilteringProxy, ProxyRules
-from tools.netguard import NetPolicy
+from tools.web.netguard import NetPolicy
 
 
 def _digest(request: Request) -> Reply:

@@ -12,9 +12,9 @@ from tests.support.web_server import LocalWebServer, Reply
 from tools.browser import BROWSER_TOOLS, make_browser_tools
 from tools.browser.engine import clean_env, launch_args
 from tools.browser.proxy import FilteringProxy, ProxyRules
-from tools.errors import MissingDependency
-from tools.netguard import NetPolicy
-from tools.registry import build_registry
+from tools.core.errors import MissingDependency
+from tools.core.registry import build_registry
+from tools.web.netguard import NetPolicy
 
 
 def test_without_chromium_the_tools_are_missing_and_say_why(tmp_path):
@@ -116,7 +116,7 @@ def test_proxy_connects_to_the_address_it_checked(proxied):
 
 
 def test_workspace_close_hooks_run_once_and_a_failing_one_still_removes_the_files(tmp_path):
-    from tools.workspace import open_workspace
+    from tools.core.workspace import open_workspace
 
     work = open_workspace(load_settings(WORKSPACE_DIR=tmp_path), "hooks")
     calls: list[str] = []

@@ -179,7 +179,7 @@ def test_long_snapshots_are_paged_and_find_in_page_searches_the_whole_snapshot(s
         from tools.web.fetch import make_fetch_tools
 
         finder = next(t for t in make_fetch_tools(small.settings) if t.name == "find_in_page")
-        from tools.context import ToolContext
+        from tools.core.context import ToolContext
 
         found = finder.invoke({"source": "browser", "query": "closing word"},
                               config=ToolContext(workspace=work).to_config())

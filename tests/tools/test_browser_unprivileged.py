@@ -19,7 +19,7 @@ import pytest
 
 from config import PROJECT_ROOT
 from tests.tools.test_sandbox_unprivileged import SITE, SYSTEM_PYTHON, _usable
-from tools.sandbox.uids import lease
+from tools.isolation.uids import lease
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser,
               pytest.mark.skipif(not _usable(), reason="needs root, setpriv and a system Python of the venv's version")]
@@ -31,8 +31,8 @@ from tests.support.web_server import LocalWebServer, Reply
 from tools.browser import guard
 from tools.browser.engine import BrowserEngine, EngineConfig
 from tools.browser.proxy import ProxyRules
-from tools.errors import ToolFailure
-from tools.netguard import NetPolicy
+from tools.core.errors import ToolFailure
+from tools.web.netguard import NetPolicy
 
 pages = {"/": Reply(200, "<h1>hello unprivileged</h1>"), "/spin": Reply(200, "<script>while (true) {}</script>")}
 with LocalWebServer(pages) as site:

@@ -109,8 +109,8 @@ def test_selected_text_is_what_the_page_highlights(run, site):
 
 
 def test_upload_takes_workspace_files_and_attachments_only(browser, site, tmp_path):
-    from tools.context import ToolContext
-    from tools.executor import run_tool
+    from tools.core.context import ToolContext
+    from tools.core.executor import run_tool
 
     work = browser.workspace()
     secret = tmp_path / "secret.txt"

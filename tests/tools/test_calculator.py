@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from config import load_settings
-from tools.calculator import CalculatorError, evaluate, format_result, make_calculator_tools
-from tools.executor import run_tool
+from tools.compute.calculator import CalculatorError, evaluate, format_result, make_calculator_tools
+from tools.core.executor import run_tool
 
 
 @pytest.mark.parametrize(("expression", "expected"), [

@@ -21,10 +21,10 @@ import zstandard
 from config import load_settings
 from tests.support.bombs import compression_bomb
 from tests.support.downloads import ChunkedServer
-from tools.context import ToolContext
-from tools.executor import run_tool
+from tools.core.context import ToolContext
+from tools.core.executor import run_tool
+from tools.core.workspace import Workspace
 from tools.web import make_web_tools
-from tools.workspace import Workspace
 
 TEXT = ("Station 12 logged 417 volunteers on the morning shift.\n" * 4000).encode()  # 220 KB
 ENCODED = {

@@ -10,15 +10,15 @@ import pytest
 from config import load_settings
 from tests.support.downloads import ChunkedServer, large_pdf, roster_csv
 from tests.support.web_server import LocalWebServer, Reply
-from tools.context import ToolContext
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.fetch import disposition_name
-from tools.paging import find
-from tools.pdf import make_pdf_tools
-from tools.pdf_parse import pdf_document, pdf_parse
+from tools.core.context import ToolContext
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
+from tools.core.paging import find
+from tools.core.workspace import Workspace
+from tools.documents.pdf import make_pdf_tools
+from tools.documents.pdf_parse import pdf_document, pdf_parse
 from tools.web import make_web_tools
-from tools.workspace import Workspace
+from tools.web.download import disposition_name
 
 LATE_FACT = "The parish of Wendlebury paid 412 shillings in tithes."
 

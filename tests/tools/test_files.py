@@ -9,10 +9,10 @@ import pytest
 
 from config import load_settings
 from tests.support import fixtures as fx
-from tools import archive
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.files import make_file_tools, read_path
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
+from tools.documents import archive
+from tools.documents.files import make_file_tools, read_path
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import pytest
 
 from config import Settings, settings_table
 from tools.browser.engines import BrowserEngines
-from tools.generated_docs import (
+from tools.core.generated_docs import (
     SETTINGS_BLOCK,
     SETTINGS_PAGE,
     TOOLS_BLOCK,
@@ -16,19 +16,19 @@ from tools.generated_docs import (
     tools_table,
     with_block,
 )
-from tools.registry import build_registry
+from tools.core.registry import build_registry
 
 
 def test_the_tools_page_is_the_registrys_table():
     expected = tools_table(build_registry(catalog_settings(), deps={"browsers": BrowserEngines()}))
     assert block_of(TOOLS_PAGE.read_text(encoding="utf-8"), TOOLS_BLOCK) == expected, \
-        "docs/tools.md is stale: run `python -m tools.generated_docs`"
+        "docs/tools.md is stale: run `python -m tools.core.generated_docs`"
 
 
 def test_the_settings_page_documents_every_variable():
     page = SETTINGS_PAGE.read_text(encoding="utf-8")
     assert block_of(page, SETTINGS_BLOCK) == settings_table() + "\n", \
-        "docs/configuration.md is stale: run `python -m tools.generated_docs`"
+        "docs/configuration.md is stale: run `python -m tools.core.generated_docs`"
     assert [name for name in Settings.model_fields if f"`{name}`" not in page] == []
 
 

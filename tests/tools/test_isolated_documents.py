@@ -9,13 +9,14 @@ import pytest
 
 from config import load_settings
 from tests.support import bombs
-from tools import budgeted, isolated
-from tools.budgeted import JobLimits
-from tools.context import ToolContext
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.files import make_file_tools
-from tools.pdf import make_pdf_tools
+from tools.core.context import ToolContext
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
+from tools.documents import isolated
+from tools.documents.files import make_file_tools
+from tools.documents.pdf import make_pdf_tools
+from tools.isolation import limited_job as budgeted
+from tools.isolation.limited_job import JobLimits
 
 
 def _rss_mb() -> float:

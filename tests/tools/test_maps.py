@@ -16,8 +16,8 @@ from tests.support.map_doubles import (
     OverpassDouble,
 )
 from tests.support.web_server import LocalWebServer
-from tools.errors import ToolFailure
-from tools.registry import build_registry
+from tools.core.errors import ToolFailure
+from tools.core.registry import build_registry
 from tools.web import make_map_tools
 from tools.web.geocoding import distance_m
 from tools.web.overpass import tag_for

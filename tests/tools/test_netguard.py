@@ -13,11 +13,10 @@ import pytest
 
 from config import load_settings
 from tests.support.web_server import LocalWebServer, Reply
-from tools import netguard
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.netguard import NetPolicy, check_target, guarded_get, is_public, parse_ip
-from tools.web import make_web_tools
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
+from tools.web import make_web_tools, netguard
+from tools.web.netguard import NetPolicy, check_target, guarded_get, is_public, parse_ip
 
 LOOPBACK_SPELLINGS = ["127.0.0.1", "127.1", "127.0.1", "2130706433", "0x7f000001", "0X7F000001", "0x7f.1",
                       "0177.0.0.1", "0177.1", "017700000001", "127.0.0.1.", "127.255.255.254", "[::1]",

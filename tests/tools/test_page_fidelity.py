@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from tests.support.web_server import LocalWebServer, Reply
-from tools.paging import Document, find
-from tools.textio import html_to_markdown
+from tools.core.paging import Document, find
+from tools.documents.textio import html_to_markdown
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
 NZ_URL = "https://en.wikipedia.org/wiki/New_Zealand"
@@ -36,9 +36,9 @@ def test_document_relative_links_resolve_against_the_page_and_its_base_href():
 
 def test_the_final_url_after_redirects_is_the_base_of_fetch_webpage(tmp_path):
     from config import load_settings
-    from tools.context import ToolContext
+    from tools.core.context import ToolContext
+    from tools.core.workspace import Workspace
     from tools.web import make_web_tools
-    from tools.workspace import Workspace
 
     page = Reply(200, "<html><body><p>" + "Scanned registers of the parish. " * 20 +
                  "<a href='scans/x.html'>Folio 1</a></p></body></html>")

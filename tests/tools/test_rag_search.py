@@ -10,10 +10,10 @@ from config import Settings, load_settings
 from rag.shortcut import FaissKnowledgeBase
 from rag.store import Entry
 from rag.types import EmptyKnowledgeBase, Match
-from tools.errors import MissingDependency
-from tools.executor import run_tool
-from tools.rag_search import make_rag_tools
-from tools.registry import build_registry
+from tools.compute.rag_search import make_rag_tools
+from tools.core.errors import MissingDependency
+from tools.core.executor import run_tool
+from tools.core.registry import build_registry
 
 ENTRIES = [
     Entry("What is the capital city of France?", "Paris", task_id="task-fr", source="gaia:validation"),

@@ -1,6 +1,6 @@
 """What every registered tool must have: a tier, an `Args:` line per argument, and (if it opens files) a route.
 
-A new tool is one module plus one line in `tools.registry.FACTORIES`; this test is what catches a tool
+A new tool is one module plus one line in `tools.core.registry.FACTORIES`; this test is what catches a tool
 whose docstring (its schema for the model) forgot an argument, or a file reader the router never names.
 """
 
@@ -11,8 +11,8 @@ import re
 import pytest
 
 from config import load_settings
-from tools.registry import FACTORIES, build_registry
-from tools.routes import ROUTES
+from tools.core.registry import FACTORIES, build_registry
+from tools.core.routes import ROUTES
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +54,13 @@ def test_a_documented_argument_the_tool_lacks_is_caught():
 
 
 def test_every_active_tool_has_a_spec_row(registry):
-    from tools.specs import SPECS
+    from tools.core.specs import SPECS
 
     assert [t.name for t in registry.tools if t.name not in SPECS] == []
 
 
 def test_role_tool_sets_are_the_team_contract(registry):
-    from tools.specs import names_for
+    from tools.core.specs import names_for
 
     active = registry.names
     assert set(names_for("coder", active)) <= {"run_python", "calculator", "read_file"}

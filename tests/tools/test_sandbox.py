@@ -9,11 +9,11 @@ import pytest
 
 from config import load_settings
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
-from tools.errors import MissingDependency
-from tools.registry import build_registry
-from tools.sandbox import DEGRADED_LABEL, LANDLOCK_LABEL, Limits, make_sandbox_tools, run_sandboxed
-from tools.sandbox import modes as sandbox_modes
-from tools.sandbox import tool as sandbox_tool
+from tools.core.errors import MissingDependency
+from tools.core.registry import build_registry
+from tools.isolation import DEGRADED_LABEL, LANDLOCK_LABEL, Limits, make_sandbox_tools, run_sandboxed
+from tools.isolation import modes as sandbox_modes
+from tools.isolation import tool as sandbox_tool
 
 BENIGN = {
     "math": ("import math; print(math.factorial(10), math.isqrt(99), round(math.pi, 5))", "3628800 9 3.14159"),
@@ -265,7 +265,7 @@ def test_markdown_fences_around_the_code_are_removed(fenced):
 
 
 def test_files_extracted_by_read_file_are_readable(tmp_path):
-    from tools.workspace import process_workspace
+    from tools.core.workspace import process_workspace
 
     member = process_workspace().subdir("archive.zip") / "inner.csv"
     member.write_text("n\n20\n22\n")
@@ -283,8 +283,8 @@ def test_on_error_stderr_survives_long_stdout():
 
 def test_landlock_below_abi_6_is_unavailable_and_auto_says_why(monkeypatch):
     """Without signal scoping (Linux < 6.12) a call could tkill the app's threads: the backend is not used."""
-    from tools.sandbox import landlock
-    from tools.sandbox.landlock_backend import probe_landlock
+    from tools.isolation import landlock
+    from tools.isolation.landlock_backend import probe_landlock
 
     monkeypatch.setattr(landlock, "landlock_abi", lambda: 5)
     probe_landlock.cache_clear()

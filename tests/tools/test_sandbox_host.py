@@ -23,7 +23,7 @@ import pytest
 
 from tests.support.counting_listener import UnixListener
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
-from tools.sandbox.pool import SPARES
+from tools.isolation.pool import SPARES
 
 
 @pytest.fixture(params=BACKENDS)

@@ -7,10 +7,10 @@ import signal
 import time
 
 from tests.tools.test_sandbox_support import run, wait_no_leftovers
-from tools.sandbox import Limits, run_sandboxed
-from tools.sandbox.launcher import python_paths
-from tools.sandbox.pool import SPARES, SparePool, attachment_key
-from tools.sandbox.spawn import spawn
+from tools.isolation import Limits, run_sandboxed
+from tools.isolation.launcher import python_paths
+from tools.isolation.pool import SPARES, SparePool, attachment_key
+from tools.isolation.spawn import spawn
 
 LIMITS = Limits(cpu_seconds=10, memory_mb=1024)
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from langchain_core.runnables import RunnableConfig
 
 from config import load_settings
-from tools.executor import ToolOutcome, run_tool
-from tools.sandbox import LANDLOCK_LABEL, make_sandbox_tools
-from tools.sandbox.pool import SPARES
-from tools.sandbox.uids import UID_BASE
+from tools.core.executor import ToolOutcome, run_tool
+from tools.isolation import LANDLOCK_LABEL, make_sandbox_tools
+from tools.isolation.pool import SPARES
+from tools.isolation.uids import UID_BASE
 
 BACKENDS = ["bwrap", "landlock"]
 """The backends every abuse payload is held to (both work on the test machine; each is forced)."""

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from config import PROJECT_ROOT
-from tools.sandbox.uids import lease
+from tools.isolation.uids import lease
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 SITE = next((p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix)), "")
@@ -50,7 +50,7 @@ def _as(uid: int, *cmd: str, env: dict[str, str] | None = None, **kw) -> subproc
 @pytest.mark.parametrize("hardened", [False, True])
 def test_same_uid_process_reads_the_app_environment_only_when_not_hardened(uid, hardened):
     boot = f"import sys; sys.path[:0] = [{SITE!r}, '.']\n"
-    boot += "from tools.hardening import make_non_dumpable; make_non_dumpable()\n" if hardened else ""
+    boot += "from hardening import make_non_dumpable; make_non_dumpable()\n" if hardened else ""
     app = _as(uid, SYSTEM_PYTHON, "-c", boot + "print('ready', flush=True); import time; time.sleep(30)",
               env={"OPENAI_API_KEY": "sk-app-secret-4711"})
     try:
@@ -104,7 +104,7 @@ def test_unprivileged_app_confines_with_landlock(uid):
 BOMB_SCRIPT = """
 import sys, threading, time
 sys.path[:0] = [{site!r}, '.']
-from tools.sandbox import Limits, run_sandboxed
+from tools.isolation import Limits, run_sandboxed
 limits = Limits(cpu_seconds=5, memory_mb=512)
 forks = "import subprocess\\nprint([subprocess.run(['true']).returncode for _ in range(5)])"
 assert run_sandboxed(forks, limits=limits, wall_seconds=5, backend={backend!r}).reason == "ok"  # leaves a spare
@@ -135,8 +135,8 @@ def test_an_unprivileged_app_with_many_threads_can_start_both_backends(uid):
     script = (f"import sys, threading; sys.path[:0] = [{SITE!r}, '.']\n"
               "stop = threading.Event()\nthreads = [threading.Thread(target=stop.wait) for _ in range(100)]\n"
               "[t.start() for t in threads]\n"
-              "from tools.sandbox.landlock_backend import probe_landlock\n"
-              "from tools.sandbox.launcher import probe_namespaces\n"
+              "from tools.isolation.landlock_backend import probe_landlock\n"
+              "from tools.isolation.launcher import probe_namespaces\n"
               "print(probe_namespaces(False), probe_landlock(False))\nstop.set()")
     proc = _as(uid, SYSTEM_PYTHON, "-c", script)
     out, err = proc.communicate(timeout=60)
@@ -146,7 +146,7 @@ def test_an_unprivileged_app_with_many_threads_can_start_both_backends(uid):
 HOST_SCRIPT = """
 import json, os, socket, sys, tempfile, threading, time, uuid
 sys.path[:0] = [{site!r}, '.']
-from tools.sandbox import Limits, run_sandboxed
+from tools.isolation import Limits, run_sandboxed
 home = tempfile.mkdtemp()  # the app's own files (its uid's): a trace folder, a module, a socket
 tag = uuid.uuid4().hex[:10]
 marker = f"/dev/shm/app-marker-{{tag}}"

@@ -25,15 +25,15 @@ from tests.support.scholarly_doubles import (
     unpaywall_location,
 )
 from tests.support.web_server import LocalWebServer
-from tools.context import ToolContext
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.registry import build_registry
+from tools.core.context import ToolContext
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
+from tools.core.registry import build_registry
+from tools.core.workspace import Workspace
 from tools.web import make_orcid_tools, make_scholarly_tools
 from tools.web.crossref import strip_jats
 from tools.web.openalex import rebuild_abstract
 from tools.web.orcid import normalise_orcid
-from tools.workspace import Workspace
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,12 @@ from tests.support.heard import assert_heard
 from tests.support.media import SLIDE_TEXTS, SPEECH_WORDS, make_corrupt, make_video, media_tools_available
 from tests.support.openai_server import ScriptedOpenAI, say
 from tests.support.youtube import CDN, VIDEO_ID, RecordedYouTube
-from tools.errors import MissingDependency
-from tools.executor import run_tool
-from tools.registry import build_registry
-from tools.routes import route_for
-from tools.video import make_video_tools
-from tools.video.frames import MAX_FRAMES, plan
+from tools.core.errors import MissingDependency
+from tools.core.executor import run_tool
+from tools.core.registry import build_registry
+from tools.core.routes import route_for
+from tools.media.video import make_video_tools
+from tools.media.video.frames import MAX_FRAMES, plan
 
 pytestmark = pytest.mark.skipif(not media_tools_available(), reason="espeak-ng and ffmpeg are required")
 
@@ -152,13 +152,13 @@ def test_long_videos_get_sparse_frames_and_say_so():
 
 
 def test_missing_parts_are_listed_and_nothing_left_means_no_tool(monkeypatch):
-    monkeypatch.setattr("tools.video.watch.shutil.which", lambda name: None)
+    monkeypatch.setattr("tools.media.video.watch.shutil.which", lambda name: None)
     registry = build_registry(load_settings(VISION_MODEL_NAME="none"), factories=[("extension", make_video_tools)])
     assert registry.names == ["watch_video"]
     assert "apt-get install ffmpeg" in registry.missing["watch_video (keyframes)"]
     assert "tesseract" in registry.missing["watch_video (frame text)"]
-    monkeypatch.setattr("tools.video.watch.importlib.util.find_spec", lambda name: None)
-    monkeypatch.setattr("tools.video.watch.resolve_model", lambda name: (_ for _ in ()).throw(
+    monkeypatch.setattr("tools.media.video.watch.importlib.util.find_spec", lambda name: None)
+    monkeypatch.setattr("tools.media.video.watch.resolve_model", lambda name: (_ for _ in ()).throw(
         MissingDependency(["transcribe_audio"], "no whisper")))
     with pytest.raises(MissingDependency) as err:
         make_video_tools(load_settings())

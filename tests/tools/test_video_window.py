@@ -10,11 +10,11 @@ import pytest
 
 from config import load_settings
 from tests.support.moving_pictures import answer_gif, counter_video
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.routes import route_for
-from tools.video import make_video_tools
-from tools.video.window import MAX_WINDOW_FRAMES, parse_time, window_bounds, window_step
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
+from tools.core.routes import route_for
+from tools.media.video import make_video_tools
+from tools.media.video.window import MAX_WINDOW_FRAMES, parse_time, window_bounds, window_step
 
 needs_media = pytest.mark.skipif(not (shutil.which("ffmpeg") and shutil.which("tesseract")),
                                  reason="ffmpeg and tesseract are required")
@@ -88,7 +88,7 @@ def test_gif_attachments_route_to_watch_video(tmp_path):
 def test_a_long_gif_shows_thirty_frames_evenly_and_says_so(tmp_path):
     from PIL import Image
 
-    from tools.video.window import MAX_GIF_FRAMES, gif_frames
+    from tools.media.video.window import MAX_GIF_FRAMES, gif_frames
 
     frames = [Image.new("RGB", (40, 40), (6 * k, 255 - 6 * k, 100)) for k in range(40)]
     frames[0].save(tmp_path / "long.gif", save_all=True, append_images=frames[1:], duration=50, loop=0)

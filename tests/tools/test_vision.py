@@ -12,10 +12,10 @@ from config import load_settings
 from tests.support.heard import assert_heard
 from tests.support.media import OCR_TEXT, make_blank_image, make_corrupt, make_empty, make_text_image
 from tests.support.openai_server import ScriptedOpenAI, fail, say
-from tools.errors import MissingDependency
-from tools.executor import run_tool
-from tools.registry import build_registry
-from tools.vision import make_ocr_tools, make_vision_tools
+from tools.core.errors import MissingDependency
+from tools.core.executor import run_tool
+from tools.core.registry import build_registry
+from tools.media.vision import make_ocr_tools, make_vision_tools
 
 VISION_FACTORIES = [("extension", make_ocr_tools), ("extension", make_vision_tools)]
 
@@ -93,7 +93,7 @@ def test_ocr_on_missing_file_and_wrong_type(tmp_path):
 
 
 def test_ocr_factory_requires_tesseract(monkeypatch):
-    monkeypatch.setattr("tools.vision.shutil.which", lambda name: None)
+    monkeypatch.setattr("tools.media.vision.shutil.which", lambda name: None)
     with pytest.raises(MissingDependency) as err:
         make_ocr_tools(load_settings())
     assert err.value.tools == ["image_ocr"] and "apt-get install tesseract-ocr" in err.value.reason
@@ -103,7 +103,7 @@ def test_vision_off_keeps_analyze_image_as_an_ocr_fallback(monkeypatch):
     registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"),
                               factories=VISION_FACTORIES)
     assert registry.names == ["image_ocr", "analyze_image"]
-    monkeypatch.setattr("tools.vision.shutil.which", lambda name: None)
+    monkeypatch.setattr("tools.media.vision.shutil.which", lambda name: None)
     registry = build_registry(load_settings(OPENAI_API_KEY="sk-test", VISION_MODEL_NAME="none"),
                               factories=VISION_FACTORIES)
     assert registry.names == [] and "VISION_MODEL_NAME=none" in registry.missing["analyze_image"]

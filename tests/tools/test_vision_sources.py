@@ -14,10 +14,10 @@ from tests.support.heard import assert_heard
 from tests.support.media import OCR_TEXT, make_text_image
 from tests.support.openai_server import ScriptedOpenAI, say
 from tests.support.web_server import LocalWebServer, Reply
-from tools.context import ToolContext
-from tools.executor import run_tool
-from tools.vision import make_vision_tools
-from tools.vision_model import standalone_client
+from tools.core.context import ToolContext
+from tools.core.executor import run_tool
+from tools.media.vision import make_vision_tools
+from tools.media.vision_model import standalone_client
 
 
 def _settings(server=None, *web, **kw):

@@ -9,12 +9,12 @@ import pytest
 from config import load_settings
 from tests.support.research_site import ArxivPaper, arxiv_double, long_article, wayback_double
 from tests.support.web_server import LocalWebServer, Reply
-from tools.context import ToolContext
-from tools.errors import MissingDependency
-from tools.executor import run_tool
+from tools.core.context import ToolContext
+from tools.core.errors import MissingDependency
+from tools.core.executor import run_tool
+from tools.core.workspace import Workspace
 from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools
 from tools.web.arxiv import search_params
-from tools.workspace import Workspace
 
 MENU_2019 = ("<html><body><h1>Menu</h1><p>Today's soup: lentil with smoked paprika, served with rye bread.</p>"
              "</body></html>")

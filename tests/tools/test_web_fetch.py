@@ -11,10 +11,10 @@ import pytest
 from config import load_settings
 from tests.support.fixtures import make_png, pdf_bytes
 from tests.support.web_server import LocalWebServer, Reply, Request
-from tools.errors import ToolFailure
-from tools.executor import run_tool
-from tools.fetch import MAX_DOWNLOAD_BYTES
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
 from tools.web import make_web_tools
+from tools.web.download import MAX_DOWNLOAD_BYTES
 
 ARTICLE = """<!doctype html><html><head><title>Mercedes Sosa — Test Wiki</title>
 <style>.x{color:red}</style><script>window.SECRET_SCRIPT = 'should not appear';</script></head>
@@ -150,7 +150,7 @@ def test_json_and_plain_text_are_returned_as_text(settings):
 
 
 def test_scheme_less_url_gets_https(settings):
-    from tools.fetch import check_url
+    from tools.web.download import check_url
 
     assert check_url("example.org/page", []) == "https://example.org/page"
     with pytest.raises(ToolFailure):
@@ -166,7 +166,7 @@ def test_declared_charset_is_honoured(settings):
 
 def test_office_download_without_extension_is_recognised(settings, tmp_path):
     from tests.support.fixtures import make_docx
-    from tools.files import read_path
+    from tools.documents.files import read_path
 
     with LocalWebServer({"/download": Reply(200, make_docx(tmp_path).read_bytes(),
                                             "application/octet-stream")}) as server:

@@ -9,10 +9,10 @@ import pytest
 from config import load_settings
 from tests.support.research_site import long_article, multipage_pdf
 from tests.support.web_server import LocalWebServer, Reply
-from tools.context import ToolContext
-from tools.executor import run_tool
+from tools.core.context import ToolContext
+from tools.core.executor import run_tool
+from tools.core.workspace import Workspace
 from tools.web import make_web_tools
-from tools.workspace import Workspace
 
 LAST_FACT = "The lighthouse keeper's final logbook entry records 7,318 ships."
 MIDDLE_FACT = "The society's treasurer in 1921 was Ottilie Brennan."

@@ -10,8 +10,8 @@ import pytest
 
 from config import load_settings
 from tests.support.web_server import LocalWebServer, Reply, Request
-from tools.errors import ToolFailure
-from tools.executor import run_tool
+from tools.core.errors import ToolFailure
+from tools.core.executor import run_tool
 from tools.search import blocked_by, blocked_prefixes, configured_providers, normalise_url
 from tools.search.tavily import TavilyProvider
 from tools.search.wikipedia import WikipediaProvider

@@ -7,11 +7,11 @@ import pytest
 from config import load_settings
 from tests.support.research_site import MediaWikiDouble, WikiRevision, long_article
 from tests.support.web_server import LocalWebServer
-from tools.context import ToolContext
-from tools.errors import MissingDependency
-from tools.executor import run_tool
+from tools.core.context import ToolContext
+from tools.core.errors import MissingDependency
+from tools.core.executor import run_tool
+from tools.core.workspace import Workspace
 from tools.web import make_wikipedia_tools
-from tools.workspace import Workspace
 
 REVISIONS = [
     WikiRevision(101, "2019-03-01T10:00:00Z", "Ann", "<p>The island had 300 inhabitants.</p>", "created"),

@@ -18,9 +18,9 @@ from langchain_core.messages import AIMessage, ToolMessage
 from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.fake_model import ScriptedChatModel, ai, tool_call
-from tools.files import make_file_tools
-from tools.registry import ToolRegistry
-from tools.workspace import Workspace
+from tools.core.registry import ToolRegistry
+from tools.core.workspace import Workspace
+from tools.documents.files import make_file_tools
 
 
 def _zip_bytes(members: dict[str, bytes]) -> bytes:

@@ -15,14 +15,14 @@ import pytest
 from config import load_settings
 from tests.support.media import make_video, media_tools_available
 from tests.support.youtube import CDN, RecordedYouTube
-from tools.audio import make_audio_tools
-from tools.context import ToolContext
-from tools.executor import run_tool
-from tools.video import make_video_tools
-from tools.video.downloads import REUSED, run_videos
-from tools.video.watch import Watcher
-from tools.video.youtube import deno_path, js_runtimes, ydl_options
-from tools.workspace import Workspace
+from tools.core.context import ToolContext
+from tools.core.executor import run_tool
+from tools.core.workspace import Workspace
+from tools.media.audio import make_audio_tools
+from tools.media.video import make_video_tools
+from tools.media.video.downloads import REUSED, run_videos
+from tools.media.video.watch import Watcher
+from tools.media.video.youtube import deno_path, js_runtimes, ydl_options
 
 
 class _Silent:

@@ -83,8 +83,8 @@ def test_a_refusal_imports_neither_the_agent_nor_the_tools(tmp_path):
     request = {"kind": "preview", "args": {"tool": "parse_pdf", "path": str(bombs.huge_page_pdf(tmp_path / "p.pdf"))},
                "settings": {}}
     code = ("import sys, visitors.job_worker as w\nw.main()\n"
-            "print('\\nloaded:', sorted(m for m in ('langchain_core', 'gradio', 'agent.pipeline', 'tools.registry',"
-            " 'pandas', 'torch') if m in sys.modules))")
+            "print('\\nloaded:', sorted(m for m in ('langchain_core', 'gradio', 'agent.pipeline',"
+            " 'tools.core.registry', 'pandas', 'torch') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(request), capture_output=True, text=True,
                           cwd=ROOT, env=base_env(), timeout=60, check=True)
     reply, loaded = done.stdout.rstrip("\n").rsplit("\n", 1)

@@ -10,11 +10,11 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.browser import widgets
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 
 if TYPE_CHECKING:
     from tools.browser.tools import BrowserRun
-    from tools.workspace import Workspace
+    from tools.core.workspace import Workspace
 
 RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, Workspace]"]
 DIRECTIONS = ("down", "up", "bottom", "top")

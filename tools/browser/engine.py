@@ -31,7 +31,7 @@ from tools.browser import guard
 from tools.browser.launch import Face, SandboxMode, clean_env, decide_sandbox, launch_args
 from tools.browser.proxy import FilteringProxy, ProxyRules
 from tools.browser.worker import MAX_RESTARTS, BrowserWorker, Job, WorkerLaunch
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 
 __all__ = ["MAX_RESTARTS", "BrowserEngine", "EngineConfig", "chromium_missing", "clean_env", "launch_args"]
 log = logging.getLogger(__name__)

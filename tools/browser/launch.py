@@ -5,7 +5,7 @@ environment of their own (a PATH, a private HOME/TMPDIR, a locale): nothing of t
 secret of Settings. Both are started from execute-only copies of their binaries when the app runs as
 a non-root user: the kernel marks a process exec'd from a file its user cannot read non-dumpable
 (fs/exec.c `would_dump`), so its `/proc/<pid>/environ`, `mem` and ptrace are closed to the user's
-other processes, as they are for the app itself (tools.hardening). Chromium's own sandbox is used
+other processes, as they are for the app itself (hardening). Chromium's own sandbox is used
 where the kernel lets an unprivileged user create user namespaces.
 
 The face: the real Chromium version's user agent without `Headless`, no `navigator.webdriver`

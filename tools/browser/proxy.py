@@ -3,7 +3,7 @@
 Chromium is launched with this proxy for everything (loopback included, no bypass), so every request
 kind — navigations, each HTTP redirect hop, JavaScript redirects, subresources, fetch/XHR, iframes,
 websockets, service workers, preconnects — arrives here as a plain-HTTP request or a CONNECT tunnel
-before any connection to the target exists. Each target passes `tools.netguard.check_target` (public
+before any connection to the target exists. Each target passes `tools.web.netguard.check_target` (public
 addresses only in every spelling, `FETCH_ALLOWED_HOSTS` exempt) and the blocked domains; the proxy then
 connects to the address it checked, so DNS cannot be rebound in between. A refused target gets a 403
 whose reason the browser tools report for a refused navigation (`refusal_for`).
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from tools.errors import ToolFailure
-from tools.netguard import NetPolicy, Resolver, Target, check_target, system_resolver
+from tools.core.errors import ToolFailure
 from tools.search import blocked_by
+from tools.web.netguard import NetPolicy, Resolver, Target, check_target, system_resolver
 
 _HEAD_LIMIT = 64 * 1024
 _IDLE_S = 60.0

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from tools.browser.snapshot_js import INIT_SCRIPT, WALKER
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 from tools.search import blocked_by
 
 VIEWPORT = {"width": 1280, "height": 800}

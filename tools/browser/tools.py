@@ -25,15 +25,15 @@ from tools.browser.engines import BrowserEngines
 from tools.browser.proxy import ProxyRules
 from tools.browser.session import BrowserSession, Capture
 from tools.browser.widgets import ShotFrame
-from tools.context import ToolContext
-from tools.errors import MissingDependency, ToolFailure
-from tools.fetch import check_url
-from tools.images import SourceImage
-from tools.netguard import NetPolicy
-from tools.paging import Document, remember_named
+from tools.core.context import ToolContext
+from tools.core.errors import MissingDependency, ToolFailure
+from tools.core.paging import Document, remember_named
+from tools.core.workspace import Workspace
+from tools.media.images import SourceImage
+from tools.media.vision_model import ask_vision, standalone_client
 from tools.search import blocked_prefixes
-from tools.vision_model import ask_vision, standalone_client
-from tools.workspace import Workspace
+from tools.web.download import check_url
+from tools.web.netguard import NetPolicy
 
 BROWSER_TOOLS = ["browser_open", "browser_click", "browser_type", "browser_select", "browser_hover",
                  "browser_scroll", "browser_back", "browser_snapshot", "browser_screenshot", "browser_press",
@@ -245,7 +245,7 @@ def _shoot(session: BrowserSession, full_page: bool) -> tuple[bytes, str, ShotFr
 
 def open_checked(url: str, settings: Settings) -> str:
     """The URL browser_open may load: http(s), not blocked, and pointing at a public address (checked here)."""
-    from tools.netguard import check_target
+    from tools.web.netguard import check_target
 
     target = check_url(url, blocked_prefixes(settings.BLOCKED_DOMAINS))
     check_target(target, NetPolicy.parse(settings.FETCH_ALLOWED_HOSTS))

@@ -14,8 +14,8 @@ from langchain_core.tools import BaseTool, tool
 
 from tools.browser import widgets
 from tools.browser.actions import RunOf, opened
-from tools.context import ToolContext
-from tools.errors import ToolFailure
+from tools.core.context import ToolContext
+from tools.core.errors import ToolFailure
 
 
 def upload_path(path: str, context: ToolContext) -> Path:

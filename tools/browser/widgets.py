@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from tools.browser.session import BrowserSession, Capture
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 
 FORMATS = {"date": "YYYY-MM-DD, e.g. 2024-03-05", "time": "HH:MM in 24 hours (or HH:MM:SS), e.g. 14:30",
            "datetime-local": "YYYY-MM-DDTHH:MM, e.g. 2024-03-05T14:30", "month": "YYYY-MM, e.g. 2024-03",

@@ -212,7 +212,7 @@ class BrowserWorker:
         return why
 
     def _serve(self, browser: Any) -> None:
-        from tools.errors import ToolFailure
+        from tools.core.errors import ToolFailure
 
         while (job := self._jobs.get()) is not None:
             if not job.future.set_running_or_notify_cancel():
@@ -238,6 +238,6 @@ class BrowserWorker:
             except queue.Empty:
                 return
             if job is not None and job.future.set_running_or_notify_cancel():
-                from tools.errors import ToolFailure
+                from tools.core.errors import ToolFailure
 
                 job.future.set_exception(ToolFailure(f"the browser stopped: {exc}", "failed"))

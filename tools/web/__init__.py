@@ -2,8 +2,8 @@
 
 Also scholarly databases (OpenAlex, Crossref, Unpaywall, ORCID) and maps (Nominatim, OSRM, Overpass).
 
-Every download of a model-chosen URL goes through tools.fetch (size cap, BLOCKED_DOMAINS, every hop's
-address checked by tools.netguard); the APIs the operator configured (search providers,
+Every download of a model-chosen URL goes through tools.web.download (size cap, BLOCKED_DOMAINS, every hop's
+address checked by tools.web.netguard); the APIs the operator configured (search providers,
 WIKIPEDIA_API_URL, WAYBACK_API_URL, ARXIV_API_URL) are trusted as configured. Timeouts derive from
 TOOL_TIMEOUT, so every tool finishes (and says why) before the executor gives up on it.
 """

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import MissingDependency, ToolFailure
+from tools.core.errors import MissingDependency, ToolFailure
 from tools.search.base import ProviderError, request
 
 MAX_RESULTS = 10

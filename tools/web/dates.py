@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime
 from typing import cast
 
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 
 _YEAR = re.compile(r"^\d{4}$")
 _MONTH = re.compile(r"^(\d{4})-(\d{1,2})$")

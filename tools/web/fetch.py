@@ -1,8 +1,8 @@
 """fetch_webpage and find_in_page: a web page (or a file) read in pages, and every place a word occurs in it.
 
-Each URL is downloaded once per run: the run's page cache (tools.paging) keeps the text, so reading
+Each URL is downloaded once per run: the run's page cache (tools.core.paging) keeps the text, so reading
 page 2, finding a word, or the wayback tool reading a snapshot do not download it again. Downloads go
-through tools.fetch (size cap, blocked domains, every hop's address checked by tools.netguard).
+through tools.web.download (size cap, blocked domains, every hop's address checked by tools.web.netguard).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.context import ToolContext
-from tools.fetch import Download, check_url, download, page_text
-from tools.netguard import NetPolicy
-from tools.paging import Document, file_document, latest_reading, named_document, run_cache
-from tools.paths import human_size, resolve_path
-from tools.pdf_parse import find_in, pdf_document, read_page
+from tools.core.context import ToolContext
+from tools.core.paging import Document, file_document, latest_reading, named_document, run_cache
+from tools.core.paths import human_size, resolve_path
+from tools.core.workspace import Workspace
+from tools.documents.pdf_parse import find_in, pdf_document, read_page
 from tools.search import blocked_prefixes
 from tools.search.base import USER_AGENT
-from tools.workspace import Workspace
+from tools.web.download import Download, check_url, download, page_text
+from tools.web.netguard import NetPolicy
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
@@ -89,7 +89,7 @@ class WebReader:
 
     def file(self, path: Path, work: Workspace) -> Document:
         """The file at `path` as last read in this run (by read_file, parse_pdf, ...), else as read_file reads it."""
-        from tools.files import read_path
+        from tools.documents.files import read_path
 
         found = latest_reading(work, path)
         if found is not None:

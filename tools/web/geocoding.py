@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 from tools.web.service import MinInterval, Service
 
 NOMINATIM_INTERVAL_S = 1.0

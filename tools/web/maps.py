@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import MissingDependency, ToolFailure
+from tools.core.errors import MissingDependency, ToolFailure
 from tools.web.geocoding import NOMINATIM_INTERVAL_S, Geocoder, Place, distance_m, nominatim_service
 from tools.web.overpass import MAX_SHOWN, parse_elements, query, tag_for
 from tools.web.service import MinInterval, NotFound, Service, tool_timeout

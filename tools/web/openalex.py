@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 from tools.web.service import NotFound, Service
 
 PER_PAGE = 10

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 from tools.web.service import NotFound, Service
 
 _ORCID = re.compile(r"(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])", re.IGNORECASE)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 from tools.web.geocoding import distance_m
 
 WORD_TAGS: dict[str, str] = {

@@ -16,8 +16,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.context import ToolContext
-from tools.errors import MissingDependency, ToolFailure
+from tools.core.context import ToolContext
+from tools.core.errors import MissingDependency, ToolFailure
 from tools.web.crossref import Crossref, Unpaywall
 from tools.web.openalex import OpenAlex, Work, year_filters
 from tools.web.orcid import Orcid, OrcidWork, normalise_orcid

@@ -9,7 +9,7 @@ from __future__ import annotations
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
 from tools.search import SearchOutcome, blocked_prefixes, configured_providers, search_with_failover
 from tools.search.fanout import search_all
 

@@ -7,7 +7,7 @@ contact (HTTP_USER_AGENT), as the OpenAlex, Crossref and Nominatim policies ask;
 pool: since 2026-02-13 it meters a daily budget per API key (OPENALEX_API_KEY, sent as `api_key`;
 without one about $0.01 a day). A 429 that says the daily budget is spent raises `BudgetSpent` (it
 renews the next day, so waiting does not help); any other failure becomes a ToolFailure naming the
-service and what to try instead. Bodies are read through the bounded decoders (`tools.decoders`).
+service and what to try instead. Bodies are read through the bounded decoders (`tools.web.decoders`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 import httpx
 
 from config import Settings
-from tools.decoders import read_capped
-from tools.errors import ToolFailure
+from tools.core.errors import ToolFailure
+from tools.web.decoders import read_capped
 
 MAX_JSON_BYTES = 32 * 2**20
 """The most a service's decoded JSON answer may take (a larger one is refused, not parsed)."""

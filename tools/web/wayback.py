@@ -2,7 +2,7 @@
 
 The availability API at WAYBACK_API_URL (an operator setting, trusted as configured) names the
 snapshot (`?url=…&timestamp=YYYYMMDD`); the snapshot itself is an untrusted URL and is downloaded
-like any page (tools.fetch: blocked domains, every hop's address checked) into the run's page cache.
+like any page (tools.web.download: blocked domains, every hop's address checked) into the run's page cache.
 
 The capture is read raw (`/web/<ts>id_/<url>`: the page as the site served it), then its links are
 resolved against the archived page's own URL and wrapped as `/web/<ts>/<url>`, so following one
@@ -23,14 +23,14 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.context import ToolContext
-from tools.errors import MissingDependency, ToolFailure
-from tools.fetch import check_url, page_text
-from tools.paging import Document, run_cache
+from tools.core.context import ToolContext
+from tools.core.errors import MissingDependency, ToolFailure
+from tools.core.paging import Document, run_cache
+from tools.core.workspace import Workspace
 from tools.search.base import USER_AGENT, ProviderError, request_json
 from tools.web.dates import day_bound
+from tools.web.download import check_url, page_text
 from tools.web.fetch import WebReader
-from tools.workspace import Workspace
 
 RETRY_PAUSE_S = 1.0
 """Pause before asking the availability API again after an empty answer (it sometimes answers {} for archived URLs)."""

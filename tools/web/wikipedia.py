@@ -17,11 +17,11 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.context import ToolContext
-from tools.errors import MissingDependency, ToolFailure
-from tools.paging import Document, PageCache, run_cache
+from tools.core.context import ToolContext
+from tools.core.errors import MissingDependency, ToolFailure
+from tools.core.paging import Document, PageCache, run_cache
+from tools.documents.textio import html_to_markdown
 from tools.search.base import USER_AGENT, ProviderError, request_json
-from tools.textio import html_to_markdown
 from tools.web.dates import day_bound, iso
 
 REVISION_PROPS = "ids|timestamp|user|size|comment"

@@ -34,10 +34,10 @@ from tests.support.team_script import (
 )
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
-from tools.calculator import make_calculator_tools
-from tools.files import make_file_tools
-from tools.registry import build_registry
-from tools.specs import names_for
+from tools.compute.calculator import make_calculator_tools
+from tools.core.registry import build_registry
+from tools.core.specs import names_for
+from tools.documents.files import make_file_tools
 from tools.web.fetch import make_fetch_tools
 
 pytestmark = pytest.mark.integration

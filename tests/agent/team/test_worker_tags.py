@@ -14,8 +14,8 @@ from config import load_settings
 from tests.support.media import make_text_image
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, fail, say, tool_results
 from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of
-from tools.registry import build_registry
-from tools.vision import make_vision_tools
+from tools.core.registry import build_registry
+from tools.media.vision import make_vision_tools
 
 pytestmark = pytest.mark.integration
 

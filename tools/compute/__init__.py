@@ -1,0 +1,1 @@
+"""Computation without the web: the calculator and the knowledge-base search."""
