@@ -95,6 +95,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--question", default="What is 6 * 7?")
     parser.add_argument("--top", type=int, default=8, help="modules listed by entries")
+    parser.add_argument("--hops", action="store_true", help="list every hop (caller -> callee module)")
     args = parser.parse_args()
     with ScriptedOpenAI(script) as server:
         settings = load_settings(OPENAI_BASE_URL=server.url, OPENAI_API_KEY="sk-bench", RAG_ENABLED=False,
@@ -117,6 +118,9 @@ def main() -> int:
     print(f"entries (cross-module calls): {sum(recorder.entries.values())}")
     for name, count in recorder.entries.most_common(args.top):
         print(f"  {count:>6}  {name}")
+    if args.hops:
+        for caller, callee in sorted(recorder.hops):
+            print(f"hop: {caller} -> {callee}")
     return 0
 
 
