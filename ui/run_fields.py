@@ -24,13 +24,18 @@ def iteration_ceiling(settings: Settings) -> int:
     return max(ITERATIONS_CEILING, settings.MAX_ITERATIONS)
 
 
-def run_iterations(value: Any, settings: Settings) -> int | None:
-    """The field's value as a run's iteration cap (None: empty or unreadable, MAX_ITERATIONS applies)."""
+def _clamped(value: Any, ceiling: int) -> int | None:
+    """A number field's value as an integer in 1 … `ceiling`; None when it is empty or unreadable."""
     try:
         number = int(float(value))
     except (TypeError, ValueError):
         return None
-    return min(max(1, number), iteration_ceiling(settings))
+    return min(max(1, number), ceiling)
+
+
+def run_iterations(value: Any, settings: Settings) -> int | None:
+    """The field's value as a run's iteration cap (None: empty or unreadable, MAX_ITERATIONS applies)."""
+    return _clamped(value, iteration_ceiling(settings))
 
 
 def attempts_ceiling(settings: Settings) -> int:
@@ -40,11 +45,7 @@ def attempts_ceiling(settings: Settings) -> int:
 
 def run_attempts(value: Any, settings: Settings) -> int | None:
     """The field's value as attempts per task, clamped to 1 … `attempts_ceiling` (None: empty, ATTEMPTS applies)."""
-    try:
-        number = int(float(value))
-    except (TypeError, ValueError):
-        return None
-    return min(max(1, number), attempts_ceiling(settings))
+    return _clamped(value, attempts_ceiling(settings))
 
 
 def cost_line(summary: RunSummary) -> str:
