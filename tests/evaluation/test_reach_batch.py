@@ -22,17 +22,17 @@ from tests.support.map_doubles import ALEX, GATE, STATIONS, AnyPath, NominatimDo
 from tests.support.moving_pictures import answer_gif, counter_video
 from tests.support.openai_server import ScriptedOpenAI, call
 from tests.support.scholarly_doubles import (
+    COMMA_DOI,
     COMMA_TITLE,
     ORCID_ID,
     PLOS_DOI,
     PLOS_ONE_MESSAGE,
     OpenAlexDouble,
-    PrefixRoutes,
-    crossref_double,
+    comma_title_message,
     openalex_entity,
-    orcid_double,
     orcid_summary,
     sample_works,
+    scholarly_servers,
 )
 from tests.support.scripted_batch import (
     Plan,
@@ -105,8 +105,7 @@ TASKS: list[PlannedTask] = [
 def services():
     alex = OpenAlexDouble(sample_works(), authors=[openalex_entity("A7", "Ada Lovelace")],
                           sources=[openalex_entity("S2", "Journal of Fish Biology")])
-    jats = {**PLOS_ONE_MESSAGE, "DOI": "10.1111/jfb.99999", "title": [COMMA_TITLE],
-            "abstract": "<jats:p>Catches peak <jats:italic>two</jats:italic> hours after high tide.</jats:p>"}
+    jats = comma_title_message("<jats:p>Catches peak <jats:italic>two</jats:italic> hours after high tide.</jats:p>")
     groups = [[orcid_summary(n, f"Work {n}", str(2000 + n), "journal-article", "J", f"10.1/{n}", "Crossref")]
               for n in range(3)]
     with ExitStack() as stack:
@@ -117,10 +116,7 @@ def services():
                            "/archive/tithes.pdf": WebReply(200, large_pdf(60, {37: "The parish of Wendlebury paid 412 "
                                                                                    "shillings in tithes."}),
                                                            "application/pdf")}),
-            "openalex": serve(PrefixRoutes(alex.routes())),
-            "crossref": serve(PrefixRoutes({"/works/": crossref_double({PLOS_DOI: PLOS_ONE_MESSAGE,
-                                                                         "10.1111/jfb.99999": jats})})),
-            "orcid": serve(orcid_double(ORCID_ID, "Josiah", "Carberry", groups)),
+            **stack.enter_context(scholarly_servers(alex, {PLOS_DOI: PLOS_ONE_MESSAGE, COMMA_DOI: jats}, groups)),
             "nominatim": serve({"/search": NominatimDouble([GATE, ALEX])}),
             "osrm": serve(AnyPath(OsrmDemoDouble({((52.516, 13.378), (52.522, 13.413)): (3284.6, 471.2)}))),
             "overpass": serve({"/api/interpreter": OverpassDouble(STATIONS, distance_m)}),

@@ -15,13 +15,15 @@ valid email; ORCID groups one work's summaries from several sources.
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from tests.support.web_server import Reply, Request
+from tests.support.web_server import LocalWebServer, Reply, Request
 
 
 class PrefixRoutes(dict):
@@ -322,3 +324,27 @@ def sample_works() -> list[dict[str, Any]]:
                            doi="10.1111/jfb.99999", abstract="Fisheries follow the tides.", cited_by=5,
                            biblio={"volume": "91", "issue": "2", "first_page": "301", "last_page": "318"})
     return [plos, *fillers, target]
+
+
+COMMA_DOI = "10.1111/jfb.99999"
+"""The DOI of the COMMA_TITLE paper (a JATS abstract; its title breaks OpenAlex's comma-split filter)."""
+
+
+def comma_title_message(abstract: str, **fields: Any) -> dict[str, Any]:
+    """The Crossref record of the COMMA_TITLE paper: the PLOS record recast, its JATS `abstract` and `fields`."""
+    return {**copy.deepcopy(PLOS_ONE_MESSAGE), "DOI": COMMA_DOI, "title": [COMMA_TITLE], "abstract": abstract,
+            **fields}
+
+
+@contextmanager
+def scholarly_servers(alex: OpenAlexDouble, crossref: dict[str, dict[str, Any]],
+                      orcid_groups: list[list[dict[str, Any]]],
+                      unpaywall: dict[str, dict[str, Any] | None] | None = None) -> Iterator[dict[str, LocalWebServer]]:
+    """The doubles served on loopback: "openalex", "crossref", "orcid" (Josiah Carberry's record), "unpaywall"."""
+    with ExitStack() as stack:
+        def serve(routes: dict[str, Any]) -> LocalWebServer:
+            return stack.enter_context(LocalWebServer(routes))
+        yield {"openalex": serve(PrefixRoutes(alex.routes())),
+               "crossref": serve(PrefixRoutes({"/works/": crossref_double(crossref)})),
+               "unpaywall": serve(PrefixRoutes({"/v2/": unpaywall_double(unpaywall or {})})),
+               "orcid": serve(orcid_double(ORCID_ID, "Josiah", "Carberry", orcid_groups))}

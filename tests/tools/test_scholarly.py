@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from pydantic import SecretStr
 
 from config import load_settings
 from tests.support.scholarly_doubles import (
+    COMMA_DOI,
     COMMA_TITLE,
     ORCID_ID,
     PLOS_ABSTRACT,
@@ -16,12 +15,11 @@ from tests.support.scholarly_doubles import (
     PLOS_ONE_MESSAGE,
     OpenAlexDouble,
     PrefixRoutes,
-    crossref_double,
+    comma_title_message,
     openalex_entity,
-    orcid_double,
     orcid_summary,
     sample_works,
-    unpaywall_double,
+    scholarly_servers,
     unpaywall_location,
 )
 from tests.support.web_server import LocalWebServer
@@ -42,23 +40,19 @@ def servers():
                                              openalex_entity("A7", "Ada Lovelace", ("A. Lovelace",))],
                           sources=[openalex_entity("S3", "Journal of Fish Biology Letters"),
                                    openalex_entity("S2", "Journal of Fish Biology")])
-    jats = copy.deepcopy(PLOS_ONE_MESSAGE)
-    jats.update({"DOI": "10.1111/jfb.99999", "title": [COMMA_TITLE], "container-title": ["Journal of Fish Biology"],
-                 "abstract": "<jats:title>Abstract</jats:title><jats:p>Catches peak "
-                             "<jats:italic>two hours</jats:italic> after high tide &amp; fall at ebb.</jats:p>",
-                 "published": {"date-parts": [[2017, 8]]}})
+    jats = comma_title_message("<jats:title>Abstract</jats:title><jats:p>Catches peak "
+                               "<jats:italic>two hours</jats:italic> after high tide &amp; fall at ebb.</jats:p>",
+                               **{"container-title": ["Journal of Fish Biology"],
+                                  "published": {"date-parts": [[2017, 8]]}})
     groups = [[orcid_summary(11, "Old paper", "2009", "journal-article", "Journal A", "10.1/a", "Crossref")],
               [orcid_summary(12, "Newest paper", "2021", "journal-article", "Journal B", "10.1/b", "Crossref"),
                orcid_summary(13, "Newest paper", "2021", "journal-article", "Journal B", "10.1/b", "Scopus")],
               [orcid_summary(14, "Middle book", "2015", "book", None, "", "Josiah Carberry", month="04")]]
-    with LocalWebServer(PrefixRoutes(alex.routes())) as oa_server, \
-            LocalWebServer(PrefixRoutes({"/works/": crossref_double({PLOS_DOI: PLOS_ONE_MESSAGE,
-                                                                      "10.1111/jfb.99999": jats})})) as cr_server, \
-            LocalWebServer(PrefixRoutes({"/v2/": unpaywall_double({PLOS_DOI: unpaywall_location(
-                "https://journals.plos.org/plosone/article/file?id=0033693&type=printable",
-                "https://journals.plos.org/plosone/article?id=0033693")})})) as up_server, \
-            LocalWebServer(orcid_double(ORCID_ID, "Josiah", "Carberry", groups)) as orcid_server:
-        yield {"alex": alex, "oa": oa_server, "cr": cr_server, "up": up_server, "orcid": orcid_server}
+    with scholarly_servers(alex, {PLOS_DOI: PLOS_ONE_MESSAGE, COMMA_DOI: jats}, groups, unpaywall={
+            PLOS_DOI: unpaywall_location("https://journals.plos.org/plosone/article/file?id=0033693&type=printable",
+                                         "https://journals.plos.org/plosone/article?id=0033693")}) as served:
+        yield {"alex": alex, "oa": served["openalex"], "cr": served["crossref"], "up": served["unpaywall"],
+               "orcid": served["orcid"]}
 
 
 @pytest.fixture()
