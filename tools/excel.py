@@ -277,6 +277,6 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
             return (f"File: {file.name} ({human_size(file.stat().st_size)})\n"
                     + read_spreadsheet(file, max_rows=SCAN_ROWS))
 
-        return read_paged(ToolContext.of(config).work, file, "parse_excel", produce, budget, page)
+        return read_paged(ToolContext.of(config).services, file, "parse_excel", produce, budget, page)
 
     return [parse_excel]

@@ -301,6 +301,7 @@ class BrowserHarness:
 
         self.settings = load_settings(FETCH_ALLOWED_HOSTS=allowed, **overrides)
         self.tools = {t.name: t for t in make_browser_tools(self.settings)}
+        self._services: dict[Any, Any] = {}
 
     def workspace(self, label: str = "browser-test") -> Any:
         """A fresh run workspace (close it to end the run)."""
@@ -308,12 +309,19 @@ class BrowserHarness:
 
         return open_workspace(self.settings, label)
 
+    def services(self, work: Any) -> Any:
+        """The RunServices of the run that owns `work` (one per workspace, as a run's pipeline makes one)."""
+        from tools.services import RunServices
+
+        return self._services.setdefault(work, RunServices(work))
+
     def call(self, work: Any, name: str, **args: Any) -> Any:
         """The ToolOutcome of `name(**args)` in the run that owns `work` (executor: timeout, errors as text)."""
         from tools.context import ToolContext
         from tools.executor import run_tool
 
-        return run_tool(self.tools[name], args, self.settings, ToolContext(workspace=work, confined=True).to_config())
+        config = ToolContext(run_services=self.services(work), confined=True).to_config()
+        return run_tool(self.tools[name], args, self.settings, config)
 
     def close(self) -> None:
         """Close this harness's shared browser."""
