@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import Settings
-from visitors.batch_guard import RunSlots
 from ui.status import LoadState, StatusLine, preload_status, rag_status, research_status
+from visitors.batch_guard import RunSlots
 
 if TYPE_CHECKING:
     from agent.pipeline import Pipeline

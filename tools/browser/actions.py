@@ -14,9 +14,9 @@ from tools.errors import ToolFailure
 
 if TYPE_CHECKING:
     from tools.browser.tools import BrowserRun
-    from tools.workspace import Workspace
+    from tools.services import RunServices
 
-RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, Workspace]"]
+RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, RunServices]"]
 DIRECTIONS = ("down", "up", "bottom", "top")
 
 

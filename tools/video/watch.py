@@ -216,7 +216,7 @@ class Watcher:
         """Metadata and, when keyframes can be taken, the (capped) file: by half of the budget, once per run."""
         if not self.found["yt_dlp"]:
             return YouTubeInfo(video_id, notes=[self.limited["YouTube download"]])
-        return youtube_video(ctx.work, run_videos(ctx.workspace), video_id, self.at(0.5), bool(self.found["ffmpeg"]),
+        return youtube_video(ctx.work, run_videos(ctx), video_id, self.at(0.5), bool(self.found["ffmpeg"]),
                              ctx.work.reserve)
 
     def keyframes(self, file: Path | None, media: Probe | None, duration: float | None, title: str | None,
