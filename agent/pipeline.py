@@ -44,6 +44,7 @@ from rag.types import KnowledgeBase
 from tools.core.context import ToolContext
 from tools.core.registry import ToolRegistry, build_registry
 from tools.core.replay_cache import ToolCache
+from tools.core.services import RunServices
 from tools.core.specs import Role
 from tools.core.workspace import open_workspace
 
@@ -324,7 +325,8 @@ class Pipeline:
         assert parts.graph is not None
         inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         workspace = open_workspace(s, request.task_id or "run")
-        tool_context = ToolContext(attachments=loop.attachments, task_id=request.task_id, workspace=workspace,
+        tool_context = ToolContext(attachments=loop.attachments, task_id=request.task_id,
+                                   run_services=RunServices(workspace),
                                    readable=request.readable, confined=request.confine, model=loop.client,
                                    tool_cache=request.tool_cache)
 

@@ -191,7 +191,7 @@ def main() -> int:
         for path in PAGES:
             work = harness.workspace()
             snapshot = harness.call(work, "browser_open", url=site.url(path)).output
-            run = work.shared("browser", lambda: None)
+            run = harness.services(work).browser_run
             html, text = run.run(lambda s: (s.page.content(), s.page.evaluate("() => document.body.innerText")))
             print(f"{path:10} {tokens(snapshot):>16} {tokens(html):>28} {tokens(text):>18}")
             work.close()

@@ -30,6 +30,7 @@ from config import Settings, load_settings  # noqa: E402
 from tests.support.research_site import long_article  # noqa: E402
 from tests.support.web_server import LocalWebServer, Reply  # noqa: E402
 from tools.core.context import ToolContext  # noqa: E402
+from tools.core.services import RunServices  # noqa: E402
 from tools.core.workspace import Workspace  # noqa: E402
 from tools.web import make_web_tools  # noqa: E402
 
@@ -54,7 +55,7 @@ def place_fact(settings: Settings, server: LocalWebServer, work_root: Path) -> i
         with Workspace(work_root / f"probe{index}", 2**26) as work:
             tools = {t.name: t for t in make_web_tools(settings)}
             found = tools["find_in_page"].invoke({"source": server.url(path), "query": "harbour master's ledger"},
-                                                 config=ToolContext(workspace=work).to_config())
+                                                 config=ToolContext(run_services=RunServices(work)).to_config())
         page = int(found.split("1. page ")[1].split(" of")[0])
         if page == TARGET_PAGE:
             return index
@@ -76,7 +77,7 @@ def main() -> None:
         tools = {t.name: t for t in make_web_tools(settings)}
 
         with Workspace(Path(tmp) / "read", 2**26) as work:
-            config = ToolContext(workspace=work).to_config()
+            config = ToolContext(run_services=RunServices(work)).to_config()
             found = tools["find_in_page"].invoke({"source": url, "query": "harbour master's ledger"}, config=config)
             replies = [tools["fetch_webpage"].invoke({"url": url, "page": n}, config=config)
                        for n in range(1, TARGET_PAGE + 1)]
@@ -88,7 +89,7 @@ def main() -> None:
         cached, fresh = [], []
         for run in range(args.runs):
             with Workspace(Path(tmp) / f"fresh{run}", 2**26) as work:
-                config = ToolContext(workspace=work).to_config()
+                config = ToolContext(run_services=RunServices(work)).to_config()
                 start = time.perf_counter()
                 tools["fetch_webpage"].invoke({"url": url, "page": 2}, config=config)  # downloads and converts
                 fresh.append(time.perf_counter() - start)

@@ -45,11 +45,12 @@ def preview(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
     # Imported only now: a refusal costs a visitor's job a fraction of a second, not langchain's import.
     from tools.core.context import ToolContext
     from tools.core.executor import run_tool
+    from tools.core.services import RunServices
     from tools.core.workspace import open_workspace
 
     with open_workspace(settings, "preview") as work:
         context = ToolContext(attachments=(path,), readable=tuple(Path(p) for p in args.get("readable", ())),
-                              workspace=work, confined=True)
+                              run_services=RunServices(work), confined=True)
         outcome = run_tool(_tool(settings, args["tool"]), {"path": str(path)}, settings, config=context.to_config())
     return {"ok": True, "value": {"ok": outcome.ok, "output": outcome.output[: args.get("max_chars", 20_000)],
                                   "duration_s": outcome.duration_s}}

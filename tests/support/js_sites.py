@@ -304,6 +304,7 @@ class BrowserHarness:
         self.browsers = BrowserEngines()
         """This harness's browser pools (an application's `browsers`)."""
         self.tools = {t.name: t for t in make_browser_tools(self.settings, self.browsers)}
+        self._services: dict[Any, Any] = {}
 
     def workspace(self, label: str = "browser-test") -> Any:
         """A fresh run workspace (close it to end the run)."""
@@ -311,12 +312,19 @@ class BrowserHarness:
 
         return open_workspace(self.settings, label)
 
+    def services(self, work: Any) -> Any:
+        """The RunServices of the run that owns `work` (one per workspace, as a run's pipeline makes one)."""
+        from tools.core.services import RunServices
+
+        return self._services.setdefault(work, RunServices(work))
+
     def call(self, work: Any, name: str, **args: Any) -> Any:
         """The ToolOutcome of `name(**args)` in the run that owns `work` (executor: timeout, errors as text)."""
         from tools.core.context import ToolContext
         from tools.core.executor import run_tool
 
-        return run_tool(self.tools[name], args, self.settings, ToolContext(workspace=work, confined=True).to_config())
+        config = ToolContext(run_services=self.services(work), confined=True).to_config()
+        return run_tool(self.tools[name], args, self.settings, config)
 
     def close(self) -> None:
         """Close this harness's browsers."""

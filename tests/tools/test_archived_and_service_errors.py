@@ -15,6 +15,7 @@ from tests.support.research_site import MediaWikiDouble, WikiRevision, arxiv_dou
 from tests.support.web_server import LocalWebServer, Reply
 from tools.core.context import ToolContext
 from tools.core.executor import run_tool
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools, make_wikipedia_tools
 
@@ -30,7 +31,7 @@ PAGE_2001 = ("<html><body><h1>Registers</h1><p>" + "Transcribed parish registers
 @pytest.fixture()
 def run(tmp_path):
     with Workspace(tmp_path / "work", 2**24) as work:
-        yield ToolContext(workspace=work).to_config()
+        yield ToolContext(run_services=RunServices(work)).to_config()
 
 
 @pytest.fixture(autouse=True)

@@ -182,7 +182,7 @@ def test_long_snapshots_are_paged_and_find_in_page_searches_the_whole_snapshot(s
         from tools.core.context import ToolContext
 
         found = finder.invoke({"source": "browser", "query": "closing word"},
-                              config=ToolContext(workspace=work).to_config())
+                              config=ToolContext(run_services=small.services(work)).to_config())
         assert f"page {pages} of {pages}" in found and "marmalade" in found
     finally:
         work.close()

@@ -111,6 +111,7 @@ def test_selected_text_is_what_the_page_highlights(run, site):
 def test_upload_takes_workspace_files_and_attachments_only(browser, site, tmp_path):
     from tools.core.context import ToolContext
     from tools.core.executor import run_tool
+    from tools.core.services import RunServices
 
     work = browser.workspace()
     secret = tmp_path / "secret.txt"
@@ -120,7 +121,7 @@ def test_upload_takes_workspace_files_and_attachments_only(browser, site, tmp_pa
     (work.root / "notes").mkdir(parents=True)
     (work.root / "notes" / "mine.txt").write_text("workspace line\n")
     (work.root / "link.txt").symlink_to(secret)
-    config = ToolContext(attachments=(attachment,), workspace=work, confined=True).to_config()
+    config = ToolContext(attachments=(attachment,), run_services=RunServices(work), confined=True).to_config()
 
     def call(name: str, **args: object):
         return run_tool(browser.tools[name], args, browser.settings, config)

@@ -23,6 +23,7 @@ from tests.support.bombs import compression_bomb
 from tests.support.downloads import ChunkedServer
 from tools.core.context import ToolContext
 from tools.core.executor import run_tool
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.web import make_web_tools
 
@@ -44,7 +45,7 @@ def _raw_deflate(data: bytes) -> bytes:
 @pytest.fixture()
 def run(tmp_path):
     with Workspace(tmp_path / "work", 200 * 2**20) as work:
-        yield ToolContext(workspace=work).to_config()
+        yield ToolContext(run_services=RunServices(work)).to_config()
 
 
 def _fetch(server: ChunkedServer, run, path: str, **overrides):

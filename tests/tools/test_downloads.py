@@ -14,6 +14,7 @@ from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
 from tools.core.executor import run_tool
 from tools.core.paging import find
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.documents.pdf import make_pdf_tools
 from tools.documents.pdf_parse import pdf_document, pdf_parse
@@ -31,7 +32,7 @@ def _tools(server_host_port: str, **overrides):
 @pytest.fixture()
 def run(tmp_path):
     with Workspace(tmp_path / "work", 200 * 2**20) as work:
-        yield ToolContext(workspace=work).to_config()
+        yield ToolContext(run_services=RunServices(work)).to_config()
 
 
 def _saved(reply: str) -> Path:
@@ -120,11 +121,12 @@ def test_a_long_pdf_is_parsed_across_calls_without_losing_pages(tmp_path, big_pd
     path = tmp_path / "tithes.pdf"
     path.write_bytes(big_pdf)
     with Workspace(tmp_path / "work", 2**26) as work:
-        early = pdf_document(work, path, "tithes.pdf", f'parse_pdf(path="{path}", page={{page}})', 4000,
+        run = RunServices(work)
+        early = pdf_document(run, path, "tithes.pdf", f'parse_pdf(path="{path}", page={{page}})', 4000,
                              deadline=time.monotonic())  # this call may not wait at all
         assert early.provisional and "still being parsed" in early.head
-        assert pdf_parse(work, path, "tithes.pdf").wait(time.monotonic() + 120)
-        full = pdf_document(work, path, "tithes.pdf", f'parse_pdf(path="{path}", page={{page}})', 4000,
+        assert pdf_parse(run, path, "tithes.pdf").wait(time.monotonic() + 120)
+        full = pdf_document(run, path, "tithes.pdf", f'parse_pdf(path="{path}", page={{page}})', 4000,
                             deadline=time.monotonic())
         assert not full.provisional and "--- Page 60 ---" in full.text
         assert "(PDF p. 37)" in find(full, "Wendlebury")

@@ -37,6 +37,7 @@ def test_document_relative_links_resolve_against_the_page_and_its_base_href():
 def test_the_final_url_after_redirects_is_the_base_of_fetch_webpage(tmp_path):
     from config import load_settings
     from tools.core.context import ToolContext
+    from tools.core.services import RunServices
     from tools.core.workspace import Workspace
     from tools.web import make_web_tools
 
@@ -46,7 +47,7 @@ def test_the_final_url_after_redirects_is_the_base_of_fetch_webpage(tmp_path):
                          "/parish/index.html": page}) as server, Workspace(tmp_path / "w", 2**24) as work:
         settings = load_settings(FETCH_ALLOWED_HOSTS=server.host_port)
         fetch = {t.name: t for t in make_web_tools(settings)}["fetch_webpage"]
-        out = fetch.invoke({"url": server.url("/old")}, config=ToolContext(workspace=work).to_config())
+        out = fetch.invoke({"url": server.url("/old")}, config=ToolContext(run_services=RunServices(work)).to_config())
     assert f"[Folio 1]({server.url('/parish/scans/x.html')})" in out
 
 

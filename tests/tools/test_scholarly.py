@@ -27,6 +27,7 @@ from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
 from tools.core.executor import run_tool
 from tools.core.registry import build_registry
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.web import make_orcid_tools, make_scholarly_tools
 from tools.web.crossref import strip_jats
@@ -215,7 +216,7 @@ def test_a_spent_daily_budget_stops_searches_for_the_run_and_doi_lookups_still_w
         settings = load_settings(OPENALEX_API_URL=metered.base, CROSSREF_API_URL=services["cr"].base,
                                  UNPAYWALL_API_URL=services["up"].base, TOOL_TIMEOUT=20)
         tools = {t.name: t for t in make_scholarly_tools(settings)}
-        run = ToolContext(workspace=work).to_config()
+        run = ToolContext(run_services=RunServices(work)).to_config()
         replies = [run_tool(tools["scholarly_search"], {"query": f"tides {i}"}, settings, run) for i in range(11)]
         asked = len(metered.requests)
         again = run_tool(tools["scholarly_search"], {"query": "rivers"}, settings, run)
@@ -223,11 +224,11 @@ def test_a_spent_daily_budget_stops_searches_for_the_run_and_doi_lookups_still_w
         by_doi = run_tool(tools["paper_lookup"], {"doi_or_title": PLOS_DOI}, settings, run)
         searches_after = sum(1 for r in metered.requests[asked:] if r.query.get("search"))
         other_run = run_tool(tools["scholarly_search"], {"query": "rivers"}, settings,
-                             ToolContext(workspace=later).to_config())
+                             ToolContext(run_services=RunServices(later)).to_config())
         keyed = {t.name: t for t in make_scholarly_tools(settings.model_copy(
             update={"OPENALEX_API_KEY": SecretStr(KEY)}))}
         with_key = run_tool(keyed["scholarly_search"], {"query": "rivers"}, settings,
-                            ToolContext(workspace=keyed_run).to_config())
+                            ToolContext(run_services=RunServices(keyed_run)).to_config())
     assert all(r.ok for r in replies[:10]) and not replies[10].ok  # $0.01 a day: ten searches
     spent = replies[10].output
     assert "OpenAlex's daily budget is spent (HTTP 429" in spent and "renews the next day" in spent

@@ -12,6 +12,7 @@ from tests.support.web_server import LocalWebServer, Reply
 from tools.core.context import ToolContext
 from tools.core.errors import MissingDependency
 from tools.core.executor import run_tool
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.web import make_arxiv_tools, make_wayback_tools, make_web_tools
 from tools.web.arxiv import search_params
@@ -25,7 +26,7 @@ MENU_2021 = ("<html><body><h1>Menu</h1><p>Today's soup: chilled beetroot with di
 @pytest.fixture()
 def run(tmp_path):
     with Workspace(tmp_path / "work", 2**24) as work:
-        yield ToolContext(workspace=work).to_config()
+        yield ToolContext(run_services=RunServices(work)).to_config()
 
 
 @pytest.fixture()

@@ -11,6 +11,7 @@ from tests.support.research_site import long_article, multipage_pdf
 from tests.support.web_server import LocalWebServer, Reply
 from tools.core.context import ToolContext
 from tools.core.executor import run_tool
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.web import make_web_tools
 
@@ -32,7 +33,7 @@ def settings():
 def run(tmp_path):
     """A run of its own: a fresh workspace, so its page cache starts empty."""
     with Workspace(tmp_path / "work", 50 * 2**20) as work:
-        yield ToolContext(workspace=work).to_config()
+        yield ToolContext(run_services=RunServices(work)).to_config()
 
 
 @pytest.fixture()
@@ -139,7 +140,7 @@ def test_find_in_page_on_an_attachment(settings, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("\n".join(f"line {i}: nothing here" for i in range(2000)) + "\nline 2000: the code is K-77\n")
     with Workspace(tmp_path / "work", 2**20) as work:
-        config = ToolContext(attachments=(notes,), workspace=work, confined=True).to_config()
+        config = ToolContext(attachments=(notes,), run_services=RunServices(work), confined=True).to_config()
         find = {t.name: t for t in make_web_tools(settings)}["find_in_page"]
         out = find.invoke({"source": str(notes), "query": "code is"}, config=config)
         refused = run_tool(find, {"source": "/etc/hostname", "query": "x"}, settings, config)

@@ -10,6 +10,7 @@ from tests.support.web_server import LocalWebServer
 from tools.core.context import ToolContext
 from tools.core.errors import MissingDependency
 from tools.core.executor import run_tool
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.web import make_wikipedia_tools
 
@@ -39,7 +40,7 @@ def wiki():
 @pytest.fixture()
 def run(tmp_path):
     with Workspace(tmp_path / "work", 2**24) as work:
-        yield ToolContext(workspace=work).to_config()
+        yield ToolContext(run_services=RunServices(work)).to_config()
 
 
 def test_page_as_of_a_day_is_the_last_revision_at_or_before_its_end(wiki, run):

@@ -17,10 +17,11 @@ from tests.support.media import make_video, media_tools_available
 from tests.support.youtube import CDN, RecordedYouTube
 from tools.core.context import ToolContext
 from tools.core.executor import run_tool
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.media.audio import make_audio_tools
 from tools.media.video import make_video_tools
-from tools.media.video.downloads import REUSED, run_videos
+from tools.media.video.downloads import REUSED
 from tools.media.video.watch import Watcher
 from tools.media.video.youtube import deno_path, js_runtimes, ydl_options
 
@@ -67,13 +68,14 @@ def test_one_download_per_video_per_run_reused_by_watch_video_and_transcribe_aud
     listen = make_audio_tools(settings)[0]
     url = f"https://www.youtube.com/watch?v={yt.video_id}"
     with Workspace(tmp_path / "run", 400 * 2**20) as work, Workspace(tmp_path / "other", 400 * 2**20) as other:
-        run = ToolContext(workspace=work).to_config()
+        services = RunServices(work)
+        run = ToolContext(run_services=services).to_config()
         first = run_tool(watch, {"source": url}, settings, run)
         second = run_tool(watch, {"source": url, "start": "0:01", "end": "0:03"}, settings, run)
         heard = run_tool(listen, {"path": f"https://youtu.be/{yt.video_id}"}, settings, run)
         in_this_run = sum(1 for _, u in yt.requests if u.startswith(CDN))
-        elsewhere = run_tool(watch, {"source": url}, settings, ToolContext(workspace=other).to_config())
-        downloads = run_videos(work).downloads
+        elsewhere = run_tool(watch, {"source": url}, settings, ToolContext(run_services=RunServices(other)).to_config())
+        downloads = services.videos.downloads
     assert first.ok and second.ok and heard.ok and elsewhere.ok, (first.output, second.output, heard.output)
     assert in_this_run == 1 and downloads == 1  # three calls in one run: one download
     assert REUSED in second.output and REUSED not in first.output

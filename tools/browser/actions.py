@@ -14,9 +14,9 @@ from tools.core.errors import ToolFailure
 
 if TYPE_CHECKING:
     from tools.browser.tools import BrowserRun
-    from tools.core.workspace import Workspace
+    from tools.core.services import RunServices
 
-RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, Workspace]"]
+RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, RunServices]"]
 DIRECTIONS = ("down", "up", "bottom", "top")
 
 

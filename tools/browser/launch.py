@@ -11,7 +11,8 @@ where the kernel lets an unprivileged user create user namespaces.
 The face: the real Chromium version's user agent without `Headless`, no `navigator.webdriver`
 (Playwright's `--enable-automation` dropped, `AutomationControlled` off), a real window size, the
 desktop pointer, `Accept-Language` and a timezone. Playwright's own overrides act at the CDP layer,
-so `navigator.userAgent` stays native code and the request headers agree with it.
+so `navigator.userAgent` stays native code and the request headers agree with it. Only the window's
+outer size needs a script (FRAME_SCRIPT): headless Chromium has no toolbar for it to measure.
 """
 
 from __future__ import annotations
@@ -87,6 +88,24 @@ def context_options(browser_version: str, face: Face) -> dict[str, Any]:
     return {"user_agent": user_agent(browser_version), "viewport": {"width": WINDOW[0], "height": WINDOW[1]},
             "screen": SCREEN, "locale": face.locale, "timezone_id": face.timezone,
             "extra_http_headers": {"Accept-Language": face.accept_language}}
+
+
+TOOLBAR_PX = 85
+"""How much taller a headful Chrome window is than its page (tabs, address bar, frame)."""
+FRAME_SCRIPT = f"""
+(() => {{
+  // A headless window has no browser chrome, so outerHeight == innerHeight: the first thing bot checks
+  // (and puppeteer-extra-stealth's "window.outerdimensions" evasion) look at. Both are [Replaceable].
+  const gap = {TOOLBAR_PX};
+  try {{
+    Object.defineProperty(window, 'outerHeight', {{configurable: true, enumerable: true,
+                                                    get: () => window.innerHeight + gap}});
+    Object.defineProperty(window, 'outerWidth', {{configurable: true, enumerable: true,
+                                                   get: () => window.innerWidth}});
+  }} catch (e) {{}}
+}})();
+"""
+"""An init script of every context: the window's outer size as a headful window's (the viewport plus its toolbar)."""
 
 
 def sandbox_usable(executable: str) -> tuple[bool, str]:

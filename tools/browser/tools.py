@@ -28,7 +28,7 @@ from tools.browser.widgets import ShotFrame
 from tools.core.context import ToolContext
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.core.paging import Document, remember_named
-from tools.core.workspace import Workspace
+from tools.core.services import RunServices
 from tools.media.images import SourceImage
 from tools.media.vision_model import ask_vision, standalone_client
 from tools.search import blocked_prefixes
@@ -111,7 +111,7 @@ class BrowserRun:
         if session is not None:
             self.engine.submit(lambda _browser: session.close(), key=self)
 
-    def reply(self, capture: Capture, work: Workspace, page: int = 1, changes: bool = False) -> BrowserReply:
+    def reply(self, capture: Capture, run: RunServices, page: int = 1, changes: bool = False) -> BrowserReply:
         """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches.
 
         With `changes` (hover, scroll) the lines that were not on the page before are listed first too.
@@ -121,7 +121,7 @@ class BrowserRun:
         head = [f"URL: {capture.url}", f"Title: {capture.title}", *capture.notes, *appeared]
         doc = Document("browser", "\n".join(capture.lines) or "(the page shows no text)",
                        "browser_snapshot(page={page})", self.max_chars, head="\n".join(head))
-        remember_named(work, "browser", doc)
+        remember_named(run, "browser", doc)
         text = BrowserReply(doc.page(page))
         text.thumbnail = thumbnail_url(capture.thumbnail)
         return text
@@ -140,16 +140,15 @@ def _appeared(before: Capture | None, after: Capture, limit: int = 12) -> list[s
     return ["New on the page:", *shown, *more]
 
 
-def _browser_run(config: RunnableConfig, engine: BrowserEngine, settings: Settings) -> tuple[BrowserRun, Workspace]:
-    work = ToolContext.of(config).work
+def _browser_run(config: RunnableConfig, engine: BrowserEngine,
+                 settings: Settings) -> tuple[BrowserRun, RunServices]:
+    services = ToolContext.of(config).services
 
     def make() -> BrowserRun:
-        made = BrowserRun(engine, BrowserTimes.from_settings(settings), settings.BROWSER_MAX_PAGES,
+        return BrowserRun(engine, BrowserTimes.from_settings(settings), settings.BROWSER_MAX_PAGES,
                           settings.MAX_FILE_SIZE)
-        work.on_close(made.close)
-        return made
 
-    return work.shared("browser", make), work
+    return services.browser(make), services
 
 
 def engine_config(settings: Settings) -> EngineConfig:
@@ -197,7 +196,8 @@ def _screenshot_tool(settings: Settings, engine: BrowserEngine) -> BaseTool:
                 Leave empty to only save the screenshot.
             full_page: True for the whole page top to bottom (at most 10000 pixels tall), not only the 1280×800 view.
         """
-        run, work = _browser_run(config, engine, settings)
+        run, services = _browser_run(config, engine, settings)
+        work = services.workspace
         if run.session is None:
             raise ToolFailure("no page is open in the browser: call browser_open(url) first.", "bad_arguments")
         png, url, frame = run.run(lambda s: _shoot(s, full_page))

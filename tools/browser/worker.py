@@ -21,6 +21,7 @@ from typing import Any
 
 from tools.browser import guard
 from tools.browser.launch import (
+    FRAME_SCRIPT,
     IGNORED_DEFAULT_ARGS,
     Face,
     clean_env,
@@ -75,6 +76,7 @@ class RunBrowser:
     def new_context(self, **options: Any) -> Any:
         """A context with the browser's face (user agent, viewport, locale, timezone) and `options` on top."""
         context = self._browser.new_context(**{**context_options(self._browser.version, self._face), **options})
+        context.add_init_script(FRAME_SCRIPT)
         self._made.append(context)
         return context
 

@@ -2,8 +2,9 @@
 
 The graph makes it once per run (`ToolContext.to_config()` puts it into the LangChain
 `RunnableConfig`), and every tool reads it with `ToolContext.of(config)`; nothing else builds or
-reads `configurable` by hand. A call made outside a run (`python -m tools call`, a test invoking a
-tool directly) gets an unconfined context with the process workspace.
+reads `configurable` by hand. The run's shared objects (workspace, page cache, browser, downloads) are
+its `RunServices` (`ctx.services`). A call made outside a run (`python -m tools call`, a test invoking a
+tool directly) gets an unconfined context with the process's services.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tools.core.workspace import Workspace, process_workspace
+from tools.core.services import RunServices, process_services
+from tools.core.workspace import Workspace
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -44,8 +46,8 @@ class ToolContext:
     """Absolute paths of the task's attachments."""
     task_id: str | None = None
     """The task being solved (rag_search leaves its own stored entry out)."""
-    workspace: Workspace | None = None
-    """The run's own directory; None outside a run (the process workspace is used then)."""
+    run_services: RunServices | None = field(default=None, compare=False)
+    """The run's workspace and shared objects; None outside a run (the process's are used then)."""
     readable: tuple[Path, ...] = ()
     """Further files or folders the run may open (the app session's own uploads)."""
     confined: bool = False
@@ -53,12 +55,22 @@ class ToolContext:
     model: ToolModel | None = field(default=None, compare=False)
     """The run's model client, for tools that call a model (vision, video descriptions)."""
     tool_cache: ToolCache | None = field(default=None, compare=False)
-    """The run's tool-result cache (tools.core.replay_cache): all calls kept, matches replayed; None = live."""
+    """The run's tool-result cache (tools.core.replay_cache): calls kept, matching ones replayed; None = live only."""
+
+    @property
+    def services(self) -> RunServices:
+        """The run's services, or the process's for calls made outside a run."""
+        return self.run_services if self.run_services is not None else process_services()
+
+    @property
+    def workspace(self) -> Workspace | None:
+        """The run's own directory; None outside a run."""
+        return self.run_services.workspace if self.run_services is not None else None
 
     @property
     def work(self) -> Workspace:
         """The run's workspace, or the process workspace for calls made outside a run."""
-        return self.workspace if self.workspace is not None else process_workspace()
+        return self.services.workspace
 
     def to_config(self) -> RunnableConfig:
         """The RunnableConfig that hands this context to tools."""

@@ -55,7 +55,7 @@ def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableCon
     """
     if len(text) <= limit:
         return text, 0
-    return page_long_output(text, tool_name, ToolContext.of(config).work, limit)
+    return page_long_output(text, tool_name, ToolContext.of(config).services, limit)
 
 
 # Idle threads are reused; a tool stuck past its timeout keeps its thread, so the cap is generous.

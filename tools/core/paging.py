@@ -3,7 +3,7 @@
 A long text (a web page, a PDF, a spreadsheet, a tool's output) becomes a `Document`: its text cut
 into pages of at most a page budget, at line breaks where possible. A reply shows one page with
 `page N of M` and the exact call that reads the next one; `find` returns every case-insensitive
-match with its context and the page it sits on. The run's `PageCache` (one per workspace) keeps
+match with its context and the page it sits on. The run's `PageCache` (`RunServices.pages`) keeps
 every document a run has read, so paging through a web page and finding in it download it once.
 """
 
@@ -21,7 +21,7 @@ from tools.core.findtext import query_pattern, visible_text
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tools.core.workspace import Workspace
+    from tools.core.services import RunServices
 
 FIND_CONTEXT = 300
 """Characters of context shown on each side of a match."""
@@ -257,23 +257,18 @@ class PageCache:
             return doc
 
 
-def run_cache(work: Workspace) -> PageCache:
-    """The page cache of the run that owns `work` (one per workspace)."""
-    return work.shared("pages", PageCache)
-
-
 def _version(path: Path) -> str:
     stat = path.stat()  # a file rewritten during the run (run_python output) is read again
     return f"{stat.st_mtime_ns}:{stat.st_size}"
 
 
-def file_document(work: Workspace, path: Path, reader: str, produce: Callable[[], str], max_chars: int) -> Document:
+def file_document(run: RunServices, path: Path, reader: str, produce: Callable[[], str], max_chars: int) -> Document:
     """The document the tool `reader` makes of the file `path` (`produce()` gives its text), made once per run.
 
     Its next-page hint names `reader(path="…", page=N)`. It is also remembered as the latest reading of
     `path`, which find_in_page searches.
     """
-    cache = run_cache(work)
+    cache = run.pages
     version = _version(path)
 
     def make() -> Document:
@@ -284,18 +279,18 @@ def file_document(work: Workspace, path: Path, reader: str, produce: Callable[[]
     return doc
 
 
-def latest_reading(work: Workspace, path: Path) -> Document | None:
+def latest_reading(run: RunServices, path: Path) -> Document | None:
     """The document a tool last made of `path` in this run, if the file has not changed since."""
-    return run_cache(work).get(f"path:{path}:{_version(path)}")
+    return run.pages.get(f"path:{path}:{_version(path)}")
 
 
-def read_paged(work: Workspace, path: Path, reader: str, produce: Callable[[], str], max_chars: int,
+def read_paged(run: RunServices, path: Path, reader: str, produce: Callable[[], str], max_chars: int,
                page: int = 1) -> str:
     """Page `page` of the file `path` as the tool `reader` reads it (see `file_document`)."""
-    return file_document(work, path, reader, produce, max_chars).page(page)
+    return file_document(run, path, reader, produce, max_chars).page(page)
 
 
-def page_long_output(text: str, tool_name: str, work: Workspace, max_chars: int) -> tuple[str, int]:
+def page_long_output(text: str, tool_name: str, run: RunServices, max_chars: int) -> tuple[str, int]:
     """A tool output longer than `max_chars`, saved in the run's workspace and shown as its first page.
 
     Returns (reply, characters not shown). The reply says which read_file call reads the next page, so
@@ -305,6 +300,7 @@ def page_long_output(text: str, tool_name: str, work: Workspace, max_chars: int)
         return text, 0
     data = text.encode("utf-8")
     try:
+        work = run.workspace
         work.reserve(len(data), f"keeping the long output of {tool_name}")
         target = (work.subdir("output") / f"{tool_name}.txt").resolve()
         target.write_bytes(data)
@@ -314,18 +310,18 @@ def page_long_output(text: str, tool_name: str, work: Workspace, max_chars: int)
                                   "part]", cut
     doc = Document(str(target), text, f'read_file(path="{target}", page={{page}})', max_chars,
                    head=f"(the output of {tool_name} is {len(text)} characters; saved to {target})")
-    cache, version = run_cache(work), _version(target)
+    cache, version = run.pages, _version(target)
     cache.put(f"path:{target}:{version}", doc)
     cache.put(f"file:read_file:{target}:{max_chars}:{version}", doc)
     start, end = doc.spans[0]
     return doc.page(1), len(text) - (end - start)
 
 
-def remember_named(work: Workspace, name: str, doc: Document) -> None:
+def remember_named(run: RunServices, name: str, doc: Document) -> None:
     """Make `doc` what find_in_page(source=`name`) searches in this run (e.g. "browser": the current page)."""
-    run_cache(work).put(f"named:{name}", doc)
+    run.pages.put(f"named:{name}", doc)
 
 
-def named_document(work: Workspace, name: str) -> Document | None:
+def named_document(run: RunServices, name: str) -> Document | None:
     """The document remembered under `name` in this run (see `remember_named`), if any."""
-    return run_cache(work).get(f"named:{name.strip().lower()}")
+    return run.pages.get(f"named:{name.strip().lower()}")

@@ -4,7 +4,7 @@ Each run (a task in a batch, a question in Debug, a turn in Chat) gets its own d
 alone into its sandbox and deleted when the run ends, so no run sees another's files. Disk use is
 capped per run: writers `reserve()` bytes before writing (nested archives included), and a run
 that would pass `WORKSPACE_MAX_MB` gets a clear `size_limit` failure instead of filling the disk.
-Per-run objects that tools share across calls (a page cache) hang off the workspace (`shared`).
+The objects tools share across a run's calls live in its `RunServices` (tools.core.services), around this workspace.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar
 
 from config import Settings
 from tools.core.errors import ToolFailure
@@ -26,15 +26,14 @@ log = logging.getLogger(__name__)
 
 
 class Workspace:
-    """One run's directory, its disk budget, and the per-run objects tools share."""
+    """One run's directory, its disk budget, and what to do when the run ends."""
 
     def __init__(self, root: Path, max_bytes: int) -> None:
         self.root = root
         self.max_bytes = max_bytes
         self._reserved = 0
-        self._objects: dict[str, Any] = {}
         self._on_close: list[Callable[[], None]] = []
-        self._hooks_lock = threading.Lock()  # not _lock: a `shared` factory may register a hook
+        self._hooks_lock = threading.Lock()  # not _lock: a hook may be registered while reserving
         self._lock = threading.Lock()  # tools of one run may run in parallel
 
     def subdir(self, label: str) -> Path:
@@ -60,20 +59,13 @@ class Workspace:
         except OSError:
             return False
 
-    def shared(self, key: str, factory: Callable[[], T]) -> T:
-        """The run's object stored under `key`, made by `factory` on first use (e.g. the page cache)."""
-        with self._lock:
-            if key not in self._objects:
-                self._objects[key] = factory()
-            return cast(T, self._objects[key])
-
     def on_close(self, callback: Callable[[], None]) -> None:
         """Call `callback` when the run ends, before its directory goes (a browser context shared across calls)."""
         with self._hooks_lock:
             self._on_close.append(callback)
 
     def close(self) -> None:
-        """Run the close hooks, delete the directory and forget the run's objects."""
+        """Run the close hooks and delete the directory."""
         with self._hooks_lock:
             hooks, self._on_close = self._on_close, []
         for hook in hooks:
@@ -81,8 +73,6 @@ class Workspace:
                 hook()
             except Exception:  # a hook that fails must not keep the run's files on disk
                 log.exception("a workspace close hook failed")
-        with self._lock:
-            self._objects.clear()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Workspace:

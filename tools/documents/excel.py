@@ -279,6 +279,6 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
                     + parse_document("excel", file, file.name, limits=document_limits(settings.TOOL_TIMEOUT),
                                    max_rows=SCAN_ROWS))  # in the budgeted worker
 
-        return read_paged(ToolContext.of(config).work, file, "parse_excel", produce, budget, page)
+        return read_paged(ToolContext.of(config).services, file, "parse_excel", produce, budget, page)
 
     return [parse_excel]

@@ -134,9 +134,10 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
             path: Absolute path of the file (an attachment's path as given in the task).
             page: Which page of a long file to read (1 is the first).
         """
-        file, work = resolve_path(path, config), ToolContext.of(config).work
-        return read_paged(work, file, "read_file", lambda: read_path(file, workspace=work, members_budget=budget,
-                                                                       seconds=settings.TOOL_TIMEOUT),
+        file, run = resolve_path(path, config), ToolContext.of(config).services
+        work = run.workspace
+        return read_paged(run, file, "read_file", lambda: read_path(file, workspace=work, members_budget=budget,
+                                                                      seconds=settings.TOOL_TIMEOUT),
                           budget, page)
 
     return [read_file]

@@ -174,7 +174,7 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
         started = time.monotonic()
         file = resolve_path(path, config)
         label = f"{file.name} ({human_size(file.stat().st_size)})"
-        doc = pdf_document(ToolContext.of(config).work, file, label, f'parse_pdf(path="{file}", page={{page}})',
+        doc = pdf_document(ToolContext.of(config).services, file, label, f'parse_pdf(path="{file}", page={{page}})',
                            budget, started + max(1.0, settings.TOOL_TIMEOUT - 2.0))
         return read_page(doc, page)
 

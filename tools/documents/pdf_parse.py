@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from tools.core.errors import ToolFailure
-from tools.core.paging import Document, find, run_cache
-from tools.core.workspace import Workspace
+from tools.core.paging import Document, find
+from tools.core.services import RunServices
 
 
 class PdfParse:
@@ -64,11 +64,11 @@ class PdfParse:
         return "\n".join(parts), sum(1 for p in parts if p.startswith("--- Page "))
 
 
-def pdf_parse(work: Workspace, path: Path, label: str) -> PdfParse:
+def pdf_parse(run: RunServices, path: Path, label: str) -> PdfParse:
     """The run's parse of `path` (as it is now on disk), started on first use."""
     stat = path.stat()
     key = f"{path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}"
-    parses = work.shared("pdf-parses", dict)
+    parses = run.pdf_parses
     with _lock:
         if key not in parses:
             parses[key] = PdfParse(path, label).start()
@@ -78,18 +78,18 @@ def pdf_parse(work: Workspace, path: Path, label: str) -> PdfParse:
 _lock = threading.Lock()
 
 
-def pdf_document(work: Workspace, path: Path, label: str, next_call: str, max_chars: int, deadline: float,
-                 source: str | None = None, head: str = "") -> Document:
+def pdf_document(run: RunServices, path: Path, label: str, next_call: str, max_chars: int, deadline: float,
+                   source: str | None = None, head: str = "") -> Document:
     """The PDF at `path` as a Document: the whole text when parsed by `deadline`, else the pages so far (provisional).
 
     `next_call` reads page {page} (parse_pdf's or fetch_webpage's); `source` is what find_in_page takes back.
     """
-    parse = pdf_parse(work, path, label)
+    parse = pdf_parse(run, path, label)
     name = source or str(path)
     if parse.wait(deadline):
         if parse.error is not None:
             raise parse.error
-        cache, stat = run_cache(work), path.stat()
+        cache, stat = run.pages, path.stat()
         key = f"pdf:{next_call}:{path}:{max_chars}:{stat.st_mtime_ns}:{stat.st_size}"
         doc = cache.get_or_make(key, lambda: Document(name, parse.text()[0], next_call, max_chars, head=head))
         cache.put(f"path:{path}:{stat.st_mtime_ns}:{stat.st_size}", doc)  # find_in_page(path) reads this one

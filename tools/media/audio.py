@@ -147,7 +147,7 @@ def _youtube_file(source: str, config: RunnableConfig, deadline: float) -> Path 
     if video_id is None:
         return None
     ctx = ToolContext.of(config)
-    info = youtube_video(ctx.work, run_videos(ctx.workspace), video_id, deadline, True, ctx.work.reserve)
+    info = youtube_video(ctx.work, run_videos(ctx), video_id, deadline, True, ctx.work.reserve)
     if info.file is None:
         raise ToolFailure(f"the YouTube video {video_id} could not be downloaded ({'; '.join(info.notes) or 'no file'})"
                           ". Try watch_video for its captions, or search for a transcript.", "not_found")

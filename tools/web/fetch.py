@@ -17,8 +17,9 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.core.context import ToolContext
-from tools.core.paging import Document, file_document, latest_reading, named_document, run_cache
+from tools.core.paging import Document, file_document, latest_reading, named_document
 from tools.core.paths import human_size, resolve_path
+from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.documents.pdf_parse import find_in, pdf_document, read_page
 from tools.search import blocked_prefixes
@@ -60,15 +61,15 @@ class WebReader:
         return download(url, self.timeout_s, self.blocked, policy=self.policy, user_agent=self.user_agent,
                         workspace=work, max_file_bytes=self.max_download_bytes)
 
-    def document(self, url: str, work: Workspace, head_prefix: str = "") -> Document:
+    def document(self, url: str, run: RunServices, head_prefix: str = "") -> Document:
         """The page at `url` as a Document, downloaded the first time this run asks for it.
 
         `head_prefix` (lines shown above the page's URL and title) applies when this call downloads it.
         """
         target = check_url(url, self.blocked)
-        cache = run_cache(work)
+        cache, work = run.pages, run.workspace
         started = time.monotonic()
-        pdfs: dict[str, tuple[Path, str]] = work.shared("downloaded-pdfs", dict)
+        pdfs = run.downloaded_pdfs
 
         def make() -> Document:
             if target in pdfs:  # a long PDF still being parsed: downloaded once, read on from the saved file
@@ -81,23 +82,24 @@ class WebReader:
                                     self.max_chars, head=head_prefix + content.head)
                 path, head = content.pdf, head_prefix + content.head
                 pdfs[target] = (path, head)
-            return pdf_document(work, path, f"PDF ({human_size(path.stat().st_size)})",
+            return pdf_document(run, path, f"PDF ({human_size(path.stat().st_size)})",
                                 f'fetch_webpage(url="{target}", page={{page}})', self.max_chars,
                                 started + self.timeout_s - 1.0, source=target, head=head)
 
         return cache.get_or_make(f"url:{target}", make)
 
-    def file(self, path: Path, work: Workspace) -> Document:
+    def file(self, path: Path, run: RunServices) -> Document:
         """The file at `path` as last read in this run (by read_file, parse_pdf, ...), else as read_file reads it."""
         from tools.documents.files import read_path
 
-        found = latest_reading(work, path)
+        found = latest_reading(run, path)
         if found is not None:
             return found
         if path.suffix.lower() == ".pdf":
-            return pdf_document(work, path, path.name, f'parse_pdf(path="{path}", page={{page}})', self.max_chars,
+            return pdf_document(run, path, path.name, f'parse_pdf(path="{path}", page={{page}})', self.max_chars,
                                 time.monotonic() + self.timeout_s - 1.0)
-        return file_document(work, path, "read_file", lambda: read_path(path, workspace=work, seconds=self.timeout_s),
+        return file_document(run, path, "read_file", lambda: read_path(path, workspace=run.workspace,
+                                                                       seconds=self.timeout_s),
                              self.max_chars)
 
 
@@ -129,7 +131,7 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
             url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
             page: Which page of the text to read (1 is the first); a reply tells you how many there are.
         """
-        return read_page(reader.document(url, ToolContext.of(config).work), page)
+        return read_page(reader.document(url, ToolContext.of(config).services), page)
 
     @tool
     def find_in_page(source: str, query: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
@@ -147,8 +149,9 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
         """
         ctx = ToolContext.of(config)
         raw = (source or "").strip()
-        doc = named_document(ctx.work, raw) or (
-            reader.document(raw, ctx.work) if looks_like_url(raw) else reader.file(resolve_path(raw, config), ctx.work))
+        run = ctx.services
+        doc = named_document(run, raw) or (
+            reader.document(raw, run) if looks_like_url(raw) else reader.file(resolve_path(raw, config), run))
         return find_in(doc, query)
 
     return [fetch_webpage, find_in_page]

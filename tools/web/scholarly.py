@@ -202,7 +202,7 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
     keyed = bool(openalex.service.api_key)
 
     def run_budget(config: RunnableConfig) -> RunBudget:
-        return ToolContext.of(config).work.shared("openalex-budget", RunBudget)
+        return ToolContext.of(config).services.openalex_budget
 
     @tool
     def scholarly_search(query: str, config: RunnableConfig, author: str = "", year: str = "",  # noqa: D417

@@ -25,8 +25,8 @@ from langchain_core.tools import BaseTool, tool
 from config import Settings
 from tools.core.context import ToolContext
 from tools.core.errors import MissingDependency, ToolFailure
-from tools.core.paging import Document, run_cache
-from tools.core.workspace import Workspace
+from tools.core.paging import Document
+from tools.core.services import RunServices
 from tools.search.base import USER_AGENT, ProviderError, request_json
 from tools.web.dates import day_bound
 from tools.web.download import check_url, page_text
@@ -115,7 +115,7 @@ def _when(stamp: str) -> str:
     return stamp or "unknown time"
 
 
-def _read_capture(reader: WebReader, work: Workspace, snapshot: str, target: str, date: str) -> Document:
+def _read_capture(reader: WebReader, run: RunServices, snapshot: str, target: str, date: str) -> Document:
     """The capture the archive actually serves for `snapshot` (after its redirects), links kept in the archive.
 
     Links resolve against the archived page's own URL and are wrapped as the archive's captures, so the
@@ -124,14 +124,15 @@ def _read_capture(reader: WebReader, work: Workspace, snapshot: str, target: str
     asked = Capture.parse(snapshot)
     page = reader.get(asked.raw_url if asked else snapshot)
     read = Capture.parse(page.url) or asked
-    content = page_text(page, work, base_url=read.original if read else None, rewrite=read.wrap if read else None)
+    content = page_text(page, run.workspace, base_url=read.original if read else None,
+                        rewrite=read.wrap if read else None)
     shown = read.replay_url if read else page.url
     moved = "" if not asked or not read or read == asked else f" (the archive redirected from {asked.replay_url})"
     head = (f"Wayback snapshot of {target} closest to {date}: taken {_when(read.stamp if read else '')}\n"
             f"Snapshot: {shown}{moved}\n" + content.head)
     doc = Document(page.url, content.text, f'fetch_webpage(url="{page.url}", page={{page}})', reader.max_chars,
                    head=head)
-    cache = run_cache(work)
+    cache = run.pages
     for url in {page.url, asked.raw_url if asked else snapshot}:
         cache.put(f"url:{url}", doc)  # fetch_webpage and find_in_page on the capture's URL see the same pages
     return doc
@@ -159,12 +160,12 @@ def make_wayback_tools(settings: Settings) -> list[BaseTool]:
         """
         target = check_url(url, reader.blocked)  # an archived copy of a blocked page leaks the same answers
         stamp = day_bound(date, end=False, what="date").strftime("%Y%m%d")
-        work = ToolContext.of(config).work
-        cache = run_cache(work)
+        run = ToolContext.of(config).services
+        cache = run.pages
 
         def make() -> Document:
             closest = closest_snapshot(api_url, target, stamp, reader.timeout_s, reader.user_agent)
-            return _read_capture(reader, work, str(closest["url"]), target, date.strip())
+            return _read_capture(reader, run, str(closest["url"]), target, date.strip())
 
         return cache.get_or_make(f"wayback:{target}:{stamp}", make).page(page)
 

@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool, tool
 from config import Settings
 from tools.core.context import ToolContext
 from tools.core.errors import MissingDependency, ToolFailure
-from tools.core.paging import Document, PageCache, run_cache
+from tools.core.paging import Document, PageCache
 from tools.documents.textio import html_to_markdown
 from tools.search.base import USER_AGENT, ProviderError, request_json
 from tools.web.dates import day_bound, iso
@@ -215,7 +215,7 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         if not name:
             raise ToolFailure("no title given. Pass the article's title, e.g. \"Mercedes Sosa\".", "bad_arguments")
         moment = iso(day_bound(as_of, end=True, what="as_of")) if (as_of or "").strip() else None
-        cache = run_cache(ToolContext.of(config).work)
+        cache = ToolContext.of(config).services.pages
 
         def make() -> Document:
             return _read_revision(settings, name, moment, as_of, cache)

@@ -11,10 +11,13 @@ import dataclasses
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.core.workspace import Workspace
 from tools.media.video.youtube import YouTubeInfo, fetch_info, js_runtimes
+
+if TYPE_CHECKING:
+    from tools.core.context import ToolContext
 
 MAX_VIDEO_BYTES = 150 * 2**20
 REUSED = "the video file was downloaded earlier in this run and is reused"
@@ -36,9 +39,9 @@ class RunVideos:
             return self.locks[video_id]
 
 
-def run_videos(run: Workspace | None) -> RunVideos:
-    """The run's download record (made on first use, gone with its workspace); a fresh one outside a run."""
-    return run.shared("youtube-videos", RunVideos) if run is not None else RunVideos()
+def run_videos(ctx: ToolContext) -> RunVideos:
+    """The run's download record; a fresh one for a call outside a run (nothing is reused across such calls)."""
+    return ctx.run_services.videos if ctx.run_services is not None else RunVideos()
 
 
 def youtube_video(work: Workspace, videos: RunVideos, video_id: str, deadline: float, want_file: bool,

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from tools.core.errors import ToolFailure
-from tools.media.audio import LazyWhisper, Segment, decode, speech_segments
+from tools.media.audio import LazyWhisper, decode, speech_segments
+from tools.media.segments import Segment
 
 LONG_AUDIO_S = 900.0  # past this only the first part is decoded: Whisper could not hear more within the budget anyway
 

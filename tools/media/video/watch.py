@@ -23,7 +23,8 @@ from config import Settings
 from tools.core.context import ToolContext, ToolModel
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.core.paths import resolve_media
-from tools.media.audio import LazyWhisper, Segment, clock, resolve_model, shared_model
+from tools.media.audio import LazyWhisper, clock, resolve_model, shared_model
+from tools.media.segments import Segment
 from tools.media.video.downloads import run_videos, youtube_video
 from tools.media.video.frames import Keyframe, describe, read_text, take_stills
 from tools.media.video.media import Probe, probe
@@ -216,7 +217,7 @@ class Watcher:
         """Metadata and, when keyframes can be taken, the (capped) file: by half of the budget, once per run."""
         if not self.found["yt_dlp"]:
             return YouTubeInfo(video_id, notes=[self.limited["YouTube download"]])
-        return youtube_video(ctx.work, run_videos(ctx.workspace), video_id, self.at(0.5), bool(self.found["ffmpeg"]),
+        return youtube_video(ctx.work, run_videos(ctx), video_id, self.at(0.5), bool(self.found["ffmpeg"]),
                              ctx.work.reserve)
 
     def keyframes(self, file: Path | None, media: Probe | None, duration: float | None, title: str | None,
