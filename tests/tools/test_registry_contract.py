@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from application import Application
 from config import load_settings
 from tools.core.registry import FACTORIES, build_registry
 from tools.core.routes import ROUTES
@@ -17,8 +18,10 @@ from tools.core.routes import ROUTES
 
 @pytest.fixture(scope="module")
 def registry():
-    # An endpoint makes the model-backed tools available; nothing is called.
-    return build_registry(load_settings(OPENAI_API_KEY="sk-contract", OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
+    # An endpoint makes the model-backed tools available and the application's pools the browser's; nothing is called.
+    settings = load_settings(OPENAI_API_KEY="sk-contract", OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    with Application(settings) as app:
+        yield build_registry(settings, deps=app.tool_services())
 
 
 def _documented_args(description: str) -> set[str]:
