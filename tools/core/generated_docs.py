@@ -15,7 +15,7 @@ from config import Settings
 from tools.core.registry import ToolRegistry
 from tools.core.specs import SPECS
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 TOOLS_PAGE, SETTINGS_PAGE = DOCS / "tools.md", DOCS / "configuration.md"
 TOOLS_BLOCK, SETTINGS_BLOCK = "TOOLS_TABLE", "SETTINGS_TABLE"
 

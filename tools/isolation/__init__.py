@@ -11,12 +11,26 @@ starts and ends a child; `runner.py` is the parent side (deadline, output caps, 
 processes from reading the app's environment or tracing it.
 """
 
+from typing import Any
+
 from tools.isolation.landlock_backend import probe_landlock
 from tools.isolation.launcher import Limits, probe_namespaces
 from tools.isolation.modes import choose_backend
 from tools.isolation.runner import SandboxResult, run_sandboxed
 from tools.isolation.spawn import Backend
-from tools.isolation.tool import DEGRADED_LABEL, LANDLOCK_LABEL, make_sandbox_tools
+
+_TOOL_NAMES = ("DEGRADED_LABEL", "LANDLOCK_LABEL", "make_sandbox_tools")
+
+
+def __getattr__(name: str) -> Any:
+    # The tool side (LangChain) loads on first use: the budgeted worker (`limited_job`) is imported by the visitor
+    # gate, which must not load the agent's libraries to refuse a request.
+    if name in _TOOL_NAMES:
+        from tools.isolation import tool
+
+        return getattr(tool, name)
+    raise AttributeError(name)
+
 
 __all__ = ["DEGRADED_LABEL", "LANDLOCK_LABEL", "Backend", "Limits", "SandboxResult", "choose_backend",
            "make_sandbox_tools", "probe_landlock", "probe_namespaces", "run_sandboxed"]
