@@ -60,11 +60,19 @@ def main() -> int:
     except MemoryError:
         raise
     except Exception as exc:  # noqa: BLE001 - a damaged file: the model is told what broke, and to find another copy
+        if _out_of_memory(exc):  # lxml and zlib report the worker's memory cap as their own error, not MemoryError
+            raise MemoryError(str(exc)) from exc
         reply = {"ok": False, "failure": f"{Path(request['path']).name} could not be parsed ({type(exc).__name__}: "
                                          f"{str(exc)[:120]}). Try another copy of the file.", "kind": "corrupt_file"}
     out.write(json.dumps(reply) + "\n")
     out.flush()
     return 0
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    text = f"{type(exc).__name__} {exc}".lower()
+    return isinstance(exc, OSError) and exc.errno == 12 or "memory allocation failed" in text \
+        or "cannot allocate memory" in text or "out of memory" in text
 
 
 if __name__ == "__main__":
