@@ -73,7 +73,7 @@ not the test's leftovers. Set by the autouse fixture in tests/tools/conftest.py.
 
 
 def leftover_pids() -> list[int]:
-    """Live (non-zombie) processes the test started: descendants, minus the warm spares' trees and BASELINE."""
+    """Live (non-zombie) processes the test started: descendants, minus the warm spares' and BASELINE's trees."""
     me, spares = os.getpid(), set(SPARES.spare_pids())
     pids = []
     for entry in os.listdir("/proc"):
@@ -87,7 +87,10 @@ def leftover_pids() -> list[int]:
         if not status or status.get("State", "").startswith(("Z", "X")):
             continue
         chain = _ancestors(int(entry))
-        if me in chain and not spares & ({int(entry)} | set(chain[: chain.index(me)])):
+        # A new child of a process that ran before the test (a module's Chromium starting a utility
+        # process at any time) is that process's business, not a leftover of the test.
+        ours = chain[: chain.index(me)] if me in chain else []
+        if me in chain and not (spares | BASELINE) & ({int(entry)} | set(ours)):
             pids.append(int(entry))
     return pids
 
