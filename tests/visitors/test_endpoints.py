@@ -170,3 +170,15 @@ def test_the_docs_show_the_table_as_it_is():
 
     page = (PROJECT_ROOT / "docs" / "visitors.md").read_text(encoding="utf-8")
     assert policy_table() in page, "docs/visitors.md: paste visitors.endpoints.policy_table() in place of the table"
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_no_endpoint_shows_a_visitor_a_server_path(visitor_app, gaia_dir, name):
+    """Where the app keeps its runs, its code and the tasks' files is the server's business, not a visitor's."""
+    from config import PROJECT_ROOT
+
+    demo, _, settings = visitor_app
+    fn = next(f.fn for f in demo.fns.values() if f.api_name == name)
+    output = _call(fn, *RECIPES[name](fn, gaia_dir))
+    for path in (str(Path(settings.OUTPUT_DIR).resolve()), str(PROJECT_ROOT), str(gaia_dir.resolve())):
+        assert path not in output, f"/{name} showed a visitor the server path {path}: {output[:500]}"
