@@ -46,6 +46,20 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
         run, work = run_of(config)
         return run.reply(run.run(lambda s: s.open(target)), work)
 
+    from tools.browser.widget_tools import make_widget_tools
+
+    click, type_, select, hover = _element_tools(run_of)
+    scroll, back, snapshot = _page_tools(run_of)
+    tools = [browser_open, click, type_, select, hover, scroll, back, snapshot, screenshot,
+             *make_widget_tools(run_of)]
+    for made in tools:
+        made.metadata = {**(made.metadata or {}), "browser": True}
+    return tools
+
+
+def _page_tools(run_of: RunOf) -> list[BaseTool]:
+    """browser_scroll, browser_back and browser_snapshot: the whole page, no element named."""
+
     @tool
     def browser_scroll(config: RunnableConfig, direction: str = "down") -> str:  # noqa: D417 - config is injected
         """Scroll the page (or its scrolling list) to load more; content that appears is in the reply.
@@ -80,14 +94,7 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
             return run.reply(run.last, work, page)
         return run.reply(run.run(lambda s: s.capture()), work, page)
 
-    from tools.browser.widget_tools import make_widget_tools
-
-    click, type_, select, hover = _element_tools(run_of)
-    tools = [browser_open, click, type_, select, hover, browser_scroll, browser_back, browser_snapshot, screenshot,
-             *make_widget_tools(run_of)]
-    for made in tools:
-        made.metadata = {**(made.metadata or {}), "browser": True}
-    return tools
+    return [browser_scroll, browser_back, browser_snapshot]
 
 
 def _element_tools(run_of: RunOf) -> list[BaseTool]:

@@ -221,26 +221,7 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
         """
         if not any(v.strip() for v in (query or "", author or "", venue or "")):
             raise ToolFailure("give at least a query, an author or a venue, e.g. query=\"graphene\".", "bad_arguments")
-        return _guarded(run_budget(config), keyed, lambda: search(query, author, year, venue))
-
-    def search(query: str, author: str, year: str, venue: str) -> str:
-        filters, notes = year_filters(year) if (year or "").strip() else [], []
-        for entity, name, key, label in (("authors", author, "authorships.author.id", "Author"),
-                                         ("sources", venue, "primary_location.source.id", "Venue")):
-            if (name or "").strip():
-                found = openalex.resolve(entity, name)
-                if found is None:
-                    raise ToolFailure(f"OpenAlex knows no {label.lower()} named {name!r}. Check the spelling, or "
-                                      f"leave {label.lower()} empty and put the name in query.", "no_results")
-                filters.append(f"{key}:{found.id}")
-                how = "exact name match" if found.exact else "no exact match: the first hit"
-                notes.append(f"{label} {name!r} resolved to {found.name} (OpenAlex {found.id}; {how})")
-        works, total = openalex.search(query or "", filters)
-        if not works:
-            raise ToolFailure("OpenAlex found no works for that search" + (f" ({'; '.join(notes)})" if notes else "")
-                              + ". Use fewer words, widen the year, or drop author/venue.", "no_results")
-        head = [f"OpenAlex: {total} works match; the first {len(works)}:"] + notes
-        return "\n".join(head + [describe_hit(i, w) for i, w in enumerate(works, start=1)])
+        return _guarded(run_budget(config), keyed, lambda: _search_works(openalex, query, author, year, venue))
 
     @tool
     def paper_lookup(doi_or_title: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
@@ -261,6 +242,27 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
         return _guarded(run_budget(config), keyed, lambda: papers.lookup(text))
 
     return [scholarly_search, paper_lookup]
+
+
+def _search_works(openalex: OpenAlex, query: str, author: str, year: str, venue: str) -> str:
+    """OpenAlex works for a query, the author and venue resolved to one id each (the reply says which)."""
+    filters, notes = year_filters(year) if (year or "").strip() else [], []
+    for entity, name, key, label in (("authors", author, "authorships.author.id", "Author"),
+                                     ("sources", venue, "primary_location.source.id", "Venue")):
+        if (name or "").strip():
+            found = openalex.resolve(entity, name)
+            if found is None:
+                raise ToolFailure(f"OpenAlex knows no {label.lower()} named {name!r}. Check the spelling, or "
+                                  f"leave {label.lower()} empty and put the name in query.", "no_results")
+            filters.append(f"{key}:{found.id}")
+            how = "exact name match" if found.exact else "no exact match: the first hit"
+            notes.append(f"{label} {name!r} resolved to {found.name} (OpenAlex {found.id}; {how})")
+    works, total = openalex.search(query or "", filters)
+    if not works:
+        raise ToolFailure("OpenAlex found no works for that search" + (f" ({'; '.join(notes)})" if notes else "")
+                          + ". Use fewer words, widen the year, or drop author/venue.", "no_results")
+    head = [f"OpenAlex: {total} works match; the first {len(works)}:"] + notes
+    return "\n".join(head + [describe_hit(i, w) for i, w in enumerate(works, start=1)])
 
 
 def _orcid_tool(settings: Settings) -> BaseTool:
