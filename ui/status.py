@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from visitors.access import Access
+from ui.session import public_text
 
 if TYPE_CHECKING:
     from evaluation.run_summary import RunSummary
@@ -136,10 +136,8 @@ def rag_status(kb: Any, settings: Any) -> str:
     if settings.SPACE_ID:
         return ("empty: this Space has no index (data/ is not in the repository); "
                 "see the README's Space section to ship one")
-    hint = "empty — build one with `python -m rag build --gaia-dir DIR --split validation`"
-    if Access.of(settings).users is not None:  # visitors read this line: no server path for them
-        return hint
-    return f"{hint} (index folder {store.directory})"
+    return (f"empty — build one with `python -m rag build --gaia-dir DIR --split validation` "
+            f"(index folder {public_text(str(store.directory), settings)})")  # anyone reads the header
 
 
 def format_duration(seconds: float | None) -> str:
