@@ -35,7 +35,7 @@ from config import Settings
 from evaluation.critical_path import Waiters
 from evaluation.limiter_stats import LimiterStats, Pacing
 from evaluation.rate_bucket import Bucket, Ticket, Tickets
-from evaluation.request_window import RequestLog, learn_window
+from evaluation.request_window import FirstRefusal, RequestLog, learn_window
 from evaluation.token_burst import learn_burst
 from models.ratelimit_headers import Budget, Kind, budget, capacity_seen, limit_from_message, short_period_rate
 
@@ -106,7 +106,7 @@ class RateLimiter:
         self._local = threading.local()
         self._pacing: Pacing = "known" if requests_per_minute > 0 else "adaptive"
         self._log: RequestLog | None = None
-        self._log_since = float("inf")
+        self._origin: FirstRefusal | None = None  # the refusal the log was learnt from
         self._rejected_wait = 0.0
         self._queue: deque[tuple[int, float]] = deque()
         """(waiter, tokens) of requests waiting for the token budget, in arrival order."""
@@ -190,6 +190,10 @@ class RateLimiter:
             self._successes.append(now)
             self._trim(now)
             ticket = self._take_ticket()
+            if ticket is not None:
+                ticket.answered = True
+                if self._origin is not None and self._log is not None:
+                    self._log.recount(self._origin.correction(ticket.seq, ticket.at, refused=False))
             if info is not None:
                 self._account_tokens(info, ticket, now)
                 if ticket is not None:
@@ -260,14 +264,19 @@ class RateLimiter:
     # -- internals --------------------------------------------------------------------------------
     def _learn_window(self, ticket: Ticket, now: float, retry_after: float | None) -> bool:
         """A 429 that names no limit: learn the request window from it (first time), or tighten it; True if so."""
-        if self._log is not None:
-            if ticket.at >= self._log_since:  # paced by the log and still refused: it was one too generous
+        if self._log is not None and self._origin is not None:
+            if delta := self._origin.correction(ticket.seq, ticket.at, refused=True):
+                self._log.recount(delta)  # in flight at the first refusal: it reached the provider after that one
+            elif ticket.at >= self._origin.answered:  # paced by the log and still refused: it was one too generous
                 self._log.tighten(ticket.at, retry_after)
             return True
         learnt = learn_window(self._tickets.starts_before(ticket), ticket.at, retry_after)
         if learnt is None:
             return False
-        self._log, self._log_since = RequestLog(learnt, margin=self._safety / 2), now
+        self._log = RequestLog(learnt, margin=self._safety / 2)
+        self._origin = FirstRefusal(ticket.seq, ticket.at, ticket.at + (retry_after or 0.0), now)
+        for later in self._tickets.answered_after(ticket):  # started after it, yet the provider took it first
+            self._log.recount(self._origin.correction(later.seq, later.at, refused=False))
         self._log.seed(self._tickets.starts_before(ticket, later_too=True))
         self._floor = self._interval = 0.0  # the window, not a spacing, sets the pace now
         self._pacing = "learnt"

@@ -20,6 +20,8 @@ class Ticket:
     at: float
     requests: float
     tokens: float
+    answered: bool = False
+    """The provider took it (its answer came)."""
 
 
 class Bucket:
@@ -137,6 +139,10 @@ class Tickets:
         """Start times of the admissions before `ticket` (and after it, with `later_too`), refused ones left out."""
         return [t.at for t in self._items if (t.seq < ticket.seq or (later_too and t.seq > ticket.seq))
                 and t.requests > 0]
+
+    def answered_after(self, ticket: Ticket) -> list[Ticket]:
+        """The admissions after `ticket` that the provider already took."""
+        return [t for t in self._items if t.seq > ticket.seq and t.answered]
 
     def forget(self, ticket: Ticket) -> None:
         """A refused request: the provider never counted it."""

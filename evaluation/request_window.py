@@ -9,7 +9,9 @@ window of that length (plus a small margin), which is the ceiling itself, not a 
 A later refusal says which guess was off. With a full window by the log's own count, the timing was:
 a request starts here a moment before the provider counts it, and that moment varies (a busy machine,
 the network), so the margin grows by how early the request was (its Retry-After). With fewer in the
-window than learnt, the count was: it drops to what the window held.
+window than learnt, the count was: it drops to what the window held. Requests also reach the provider
+in an order a moment apart from the one they started in here, so the answers of the requests still in
+flight at the first refusal correct the count by one each way (`FirstRefusal`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,32 @@ class LearntWindow:
     def per_minute(self) -> float:
         """The ceiling as a per-minute rate."""
         return self.requests * 60.0 / self.window_s
+
+
+@dataclass(frozen=True)
+class FirstRefusal:
+    """The refusal a window was learnt from; the requests in flight then tell whether its count held.
+
+    The count took every request started before the refused one as admitted. One of those refused after
+    all reached the provider after it (one fewer fits); one started after it and admitted before the
+    oldest left the window reached the provider before it (one more fits).
+    """
+
+    seq: int
+    """The refused request's admission number."""
+    started: float
+    oldest_leaves: float
+    """Its start plus the Retry-After: when the window's oldest request leaves it."""
+    answered: float
+    """When the refusal came: requests started earlier were in flight then."""
+
+    def correction(self, seq: int, started: float, *, refused: bool) -> int:
+        """How the answer of request `seq` (started at `started`) changes the learnt count: -1, 0 or 1."""
+        if seq == self.seq or started >= self.answered:
+            return 0
+        if refused:
+            return -1 if seq < self.seq else 0
+        return 1 if seq > self.seq and started < self.oldest_leaves else 0
 
 
 def learn_window(admitted_at: list[float], refused_at: float, retry_after_s: float | None) -> LearntWindow | None:
@@ -110,6 +138,11 @@ class RequestLog:
     def seed(self, starts: list[float]) -> None:
         """The requests already in the provider's window when the limit was learnt."""
         self._starts = deque(sorted(starts))
+
+    def recount(self, delta: int) -> None:
+        """The learnt count was `delta` off (see `FirstRefusal`)."""
+        if delta:
+            self.limit = LearntWindow(max(1, self.limit.requests + delta), self.limit.window_s)
 
     def tighten(self, refused_at: float, retry_after_s: float | None) -> None:
         """A refusal despite the log: a wider margin (the timing was off) or a lower count (see the module)."""

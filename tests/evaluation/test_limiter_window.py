@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections import deque
+from collections.abc import Callable
 
 import pytest
 
@@ -84,3 +87,64 @@ def test_a_refusal_with_a_full_window_widens_the_margin_and_one_with_fewer_lower
     log.seed([8.0, 9.0, 9.5])  # only three in the window and still refused: the count was wrong
     log.tighten(10.0, 3.0)
     assert log.limit == LearntWindow(3, 5.0)
+
+
+class InFlight:
+    """One request in a thread of its own (the limiter keeps a request's ticket per thread): start it, answer it."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[Callable[[], object] | None] = queue.Queue()
+        self._done: queue.Queue[bool] = queue.Queue()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job()
+            self._done.put(True)
+
+    def do(self, job: Callable[[], object]) -> None:
+        self._jobs.put(job)
+        assert self._done.get(timeout=10)
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._thread.join(10)
+
+
+def learnt_after(order: list[str], taken_before: int) -> str | None:
+    """Nine requests taken at full speed, then A and B start in that order and reach the provider in `order`.
+
+    `order` holds "A+"/"B+" (taken) and "A-"/"B-" (refused, Retry-After 4 s), in the order the answers come back.
+    """
+    clock = FakeClock()
+    limiter = RateLimiter(0, clock=clock, sleep=clock.sleep)
+    for _ in range(taken_before):
+        limiter.acquire()
+        clock.sleep(0.1)
+        limiter.on_success()
+    requests = {"A": InFlight(), "B": InFlight()}
+    for name in "AB":
+        requests[name].do(limiter.acquire)
+        clock.sleep(0.01)
+    for answer in order:
+        clock.sleep(0.05)
+        requests[answer[0]].do(limiter.on_success if answer[1] == "+" else lambda: limiter.on_rate_limited(4.0))
+    for request in requests.values():
+        request.close()
+    return limiter.stats().learnt_window
+
+
+@pytest.mark.parametrize("order", [["A-", "B+"], ["B+", "A-"]])
+def test_a_later_request_the_provider_took_first_counts_in_the_learnt_window(order):
+    # A window of 10: nine taken, then B reached the provider before A (started a moment earlier) and filled it
+    assert (learnt_after(order, taken_before=9) or "").startswith("10 per ")
+
+
+def test_an_earlier_request_refused_after_the_first_refusal_does_not_count():
+    # A window of 9, full: B's refusal came first (A looked admitted then), A's after it: the window holds 9, not 10
+    assert (learnt_after(["B-", "A-"], taken_before=9) or "").startswith("9 per ")
+
+
+def test_requests_in_the_order_they_started_keep_the_learnt_count():
+    assert (learnt_after(["A+", "B-"], taken_before=9) or "").startswith("10 per ")
