@@ -20,9 +20,6 @@ ALLOWED_CYCLES: set[tuple[str, ...]] = {
     ("tools.browser.actions", "tools.browser.tools", "tools.browser.widget_tools"),
     # The run's services know the OpenAlex budget type of a tool that reads its context.
     ("tools.core.context", "tools.core.services", "tools.web.scholarly"),
-    # The document worker dispatches to readers that start the worker.
-    ("tools.documents.excel", "tools.documents.isolated", "tools.documents.pdf", "tools.documents.pdf_parse",
-     "tools.documents.worker"),
 }
 
 # ARCHITECTURE.md's layers that hold today: a package may not import the ones named beside it.
