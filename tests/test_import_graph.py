@@ -18,8 +18,6 @@ NOT_PRODUCTION = {"tests", "bench", "docs", "runs", "data"}
 ALLOWED_CYCLES: set[tuple[str, ...]] = {
     # Being removed on the browser branch (its agent owns tools/browser/ now).
     ("tools.browser.actions", "tools.browser.tools", "tools.browser.widget_tools"),
-    # The run's services know the OpenAlex budget type of a tool that reads its context.
-    ("tools.core.context", "tools.core.services", "tools.web.scholarly"),
 }
 
 # ARCHITECTURE.md's layers that hold today: a package may not import the ones named beside it.
