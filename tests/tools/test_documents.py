@@ -12,7 +12,8 @@ from config import load_settings
 from tests.support import fixtures as fx
 from tools.core.executor import run_tool
 from tools.core.registry import build_registry
-from tools.documents.excel import make_excel_tools, read_spreadsheet
+from tools.documents.excel import make_excel_tools
+from tools.documents.excel_reader import read_spreadsheet
 from tools.documents.files import make_file_tools
 from tools.documents.pdf import make_pdf_tools
 from tools.documents.spreadsheet import colour_name, column_letter
@@ -215,7 +216,7 @@ def test_colour_names(rgb, name):
 
 
 def test_very_long_sheets_are_only_scanned_in_part(files, monkeypatch):
-    import tools.documents.excel as excel
+    import tools.documents.excel_reader as excel
 
     monkeypatch.setattr(excel, "SCAN_ROWS", 100)
     out = read_spreadsheet(files["sales.xlsx"], max_rows=50)
@@ -224,7 +225,7 @@ def test_very_long_sheets_are_only_scanned_in_part(files, monkeypatch):
 
 
 def test_streamed_reading_of_large_workbooks_gives_the_same_values_and_colours(files, monkeypatch):
-    import tools.documents.excel as excel
+    import tools.documents.excel_reader as excel
 
     normal = read_spreadsheet(files["sales.xlsx"])
     monkeypatch.setattr(excel, "STREAM_ABOVE_BYTES", 0)

@@ -4,6 +4,10 @@ A run (a batch task, a Debug question, a Chat turn) makes one at its start aroun
 hands it to every tool call through the ToolContext (`ToolContext.services`); workers of one run share
 it. Closing it closes the workspace, whose close hooks end the run's browser context first. A call made
 outside a run (`python -m tools call`) gets the process's services, built on the process workspace.
+
+What a tool wing keeps per run (OpenAlex's spent budget, the YouTube downloads) is the wing's own
+type, kept here by type (`kept`): the services need not import the wing, whose tools read the very
+ToolContext that holds them.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tools.core.paging import PageCache
 from tools.core.workspace import Workspace, process_workspace
@@ -21,7 +25,8 @@ if TYPE_CHECKING:
     from tools.browser.tools import BrowserRun
     from tools.documents.pdf_parse import PdfParse
     from tools.media.video.downloads import RunVideos
-    from tools.web.scholarly import RunBudget
+
+Kept = TypeVar("Kept")
 
 
 @dataclass
@@ -37,8 +42,7 @@ class RunServices:
     pdf_parses: dict[str, PdfParse] = field(default_factory=dict)
     """File version -> its background parse (tools.documents.pdf_parse)."""
     _browser: BrowserRun | None = field(default=None, repr=False)
-    _videos: RunVideos | None = field(default=None, repr=False)
-    _openalex: RunBudget | None = field(default=None, repr=False)
+    _kept: dict[type, object] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # tools of one run run in parallel
 
     def browser(self, make: Callable[[], BrowserRun]) -> BrowserRun:
@@ -54,25 +58,20 @@ class RunServices:
         """The run's browser if a tool has opened one."""
         return self._browser
 
+    def kept(self, kind: type[Kept]) -> Kept:
+        """The run's one `kind` (a tool wing's per-run state, made with no arguments), made on first use."""
+        with self._lock:
+            found = self._kept.get(kind)
+            if not isinstance(found, kind):
+                found = self._kept[kind] = kind()
+            return found
+
     @property
     def videos(self) -> RunVideos:
-        """The run's YouTube downloads (one per video per run)."""
+        """The run's YouTube downloads (one per video per run), as `kept(RunVideos)`."""
         from tools.media.video.downloads import RunVideos
 
-        with self._lock:
-            if self._videos is None:
-                self._videos = RunVideos()
-            return self._videos
-
-    @property
-    def openalex_budget(self) -> RunBudget:
-        """Why OpenAlex's searches stopped in this run (its daily budget spent), empty while they go."""
-        from tools.web.scholarly import RunBudget
-
-        with self._lock:
-            if self._openalex is None:
-                self._openalex = RunBudget()
-            return self._openalex
+        return self.kept(RunVideos)
 
     def close(self) -> None:
         """End the run: its browser context, then its directory."""

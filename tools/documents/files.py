@@ -63,11 +63,11 @@ def _body(path: Path, kind: Kind, description: str, size: int, budget: int | Non
     if kind in ("docx", "pptx"):  # parsed in the budgeted worker (tools.documents.isolated), like PDFs and spreadsheets
         return parse_document(kind, path, path.name, limits=limits)
     if kind == "pdf":
-        from tools.documents.pdf import pages_folder
+        from tools.documents.pdf_reader import pages_folder
 
         return parse_document("pdf", path, path.name, limits=limits, char_budget=budget, pages_dir=pages_folder())
     if kind == "excel":
-        from tools.documents.excel import SCAN_ROWS
+        from tools.documents.excel_reader import SCAN_ROWS
 
         return parse_document("excel", path, path.name, limits=limits, max_rows=SCAN_ROWS if budget is None else 200)
     if kind == "zip":

@@ -16,13 +16,13 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from tools.core.errors import ToolFailure
+from tools.documents.readers import Reader, read
 from tools.isolation import limited_job as budgeted
 from tools.isolation.limited_job import JobLimits
 
-Reader = Literal["docx", "pptx", "pdf", "excel"]
 DOCUMENT_LIMITS = JobLimits(memory_mb=2048, seconds=300, file_mb=256)
 """One document's parse: 2 GiB of address space (the visitor figure), 5 minutes (a long PDF parses in the
 background across calls; a synchronous read gets its call's TOOL_TIMEOUT), 256 MB per written file (a scanned
@@ -57,8 +57,6 @@ def parse_document(reader: Reader, source: Path | bytes, label: str, on_part: Ca
             on_part(part)
 
     if _inline:
-        from tools.documents.worker import read
-
         for part in read(reader, source, label, **options):
             keep(part)
         return "\n".join(parts)

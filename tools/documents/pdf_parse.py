@@ -16,6 +16,8 @@ from pathlib import Path
 from tools.core.errors import ToolFailure
 from tools.core.paging import Document, find
 from tools.core.services import RunServices
+from tools.documents.isolated import parse_document
+from tools.documents.pdf_reader import pages_folder
 
 
 class PdfParse:
@@ -35,9 +37,6 @@ class PdfParse:
         return self
 
     def _run(self) -> None:
-        from tools.documents.isolated import parse_document
-        from tools.documents.pdf import pages_folder
-
         def keep(part: str) -> None:
             with self._lock:
                 self.parts.append(part)

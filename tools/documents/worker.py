@@ -2,51 +2,25 @@
 
 Reads one JSON request on stdin — {"reader": "docx" | "pptx" | "pdf" | "excel", "path", "label", "options": {...}}
 — and writes JSON lines on stdout: one {"part": text} per part as it is parsed, then {"ok": true}, or
-{"ok": false, "failure": message, "kind": error kind} for a ToolFailure the model can act on. The
-parent holds the limits (tools.isolation.limited_job); this process has no settings, no secret and no network need.
+{"ok": false, "failure": message, "kind": error kind} for a ToolFailure the model can act on. The readers
+are `tools.documents.readers`. The parent holds the limits (tools.isolation.limited_job); this process has no
+settings, no secret and no network need.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tools.core.errors import ToolFailure
-
-
-def read(reader: str, source: Path | bytes | str, label: str, **options: Any) -> Iterator[str]:
-    """The parts of `source` as `reader` makes them (the in-process readers; here, under the worker's limits).
-
-    `label` is how a PDF names itself in its header line.
-    """
-    path = Path(source) if isinstance(source, str) else source
-    if reader == "pdf":
-        from tools.documents.pdf import pdf_parts
-
-        pages_dir = options.pop("pages_dir", None)
-        yield from pdf_parts(path, label, pages_dir=Path(pages_dir) if pages_dir else None, **options)
-        return
-    if not isinstance(path, Path):
-        raise TypeError(f"{reader} reads a file, not bytes")
-    if reader in ("docx", "pptx"):
-        from tools.documents.office import docx_to_text, pptx_to_text
-
-        yield (docx_to_text if reader == "docx" else pptx_to_text)(path)
-    elif reader == "excel":
-        from tools.documents.excel import read_spreadsheet
-
-        yield read_spreadsheet(path, **options)
-    else:
-        raise LookupError(f"no document reader {reader!r}")
+from tools.documents.isolated import parse_inline
+from tools.documents.readers import read
 
 
 def main() -> int:
     """Serve one request from stdin; a ToolFailure comes back as the model's message, bugs as their type."""
-    from tools.documents.isolated import parse_inline
-
     parse_inline()
     request = json.loads(sys.stdin.read())
     out = sys.stdout

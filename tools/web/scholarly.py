@@ -41,7 +41,10 @@ def openalex_service(settings: Settings) -> Service:
 
 @dataclass
 class RunBudget:
-    """Per run: why OpenAlex's list and search requests stopped (its daily budget spent), empty while they go."""
+    """Per run: why OpenAlex's list and search requests stopped (its daily budget spent), empty while they go.
+
+    Each run keeps its own (`RunServices.kept(RunBudget)`).
+    """
 
     spent: str = ""
 
@@ -202,7 +205,7 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
     keyed = bool(openalex.service.api_key)
 
     def run_budget(config: RunnableConfig) -> RunBudget:
-        return ToolContext.of(config).services.openalex_budget
+        return ToolContext.of(config).services.kept(RunBudget)
 
     @tool
     def scholarly_search(query: str, config: RunnableConfig, author: str = "", year: str = "",  # noqa: D417

@@ -41,7 +41,7 @@ class RunVideos:
 
 def run_videos(ctx: ToolContext) -> RunVideos:
     """The run's download record; a fresh one for a call outside a run (nothing is reused across such calls)."""
-    return ctx.run_services.videos if ctx.run_services is not None else RunVideos()
+    return ctx.run_services.kept(RunVideos) if ctx.run_services is not None else RunVideos()
 
 
 def youtube_video(work: Workspace, videos: RunVideos, video_id: str, deadline: float, want_file: bool,
