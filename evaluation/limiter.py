@@ -273,7 +273,9 @@ class RateLimiter:
         learnt = learn_window(self._tickets.starts_before(ticket), ticket.at, retry_after)
         if learnt is None:
             return False
-        self._log = RequestLog(learnt, margin=self._safety / 2)
+        # No share of the window as margin: its length is the provider's own (its Retry-After); what varies is the
+        # moment a request reaches it, an absolute jitter the log's slack covers and learns.
+        self._log = RequestLog(learnt, margin=0.0)
         self._origin = FirstRefusal(ticket.seq, ticket.at, ticket.at + (retry_after or 0.0), now)
         for later in self._tickets.answered_after(ticket):  # started after it, yet the provider took it first
             self._log.recount(self._origin.correction(later.seq, later.at, refused=False))
