@@ -36,6 +36,14 @@ def test_launch_flags_send_everything_through_the_proxy():
     assert "--disable-extensions" in args and "--disable-background-networking" in args
 
 
+def test_one_disable_features_switch_keeps_playwrights_and_drops_the_omnibox_webui():
+    switches = [a for a in launch_args(4321) if a.startswith("--disable-features=")]
+    assert len(switches) == 1  # Chromium keeps only the last one: a second would turn Playwright's list back on
+    features = switches[0].split("=", 1)[1].split(",")
+    assert {"HttpsUpgrades", "AimEnabled", "PaintHolding", "NetworkPrediction"} <= set(features)
+    assert {"WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "SpareRendererForSitePerProcess"} <= set(features)
+
+
 def test_the_browser_environment_is_clean(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-live-secret")
     monkeypatch.setenv("HF_TOKEN", "hf_secret")
