@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.browser import widgets
+from tools.browser.run import RunOf, open_checked, opened
+from tools.browser.widget_tools import make_widget_tools
 from tools.core.errors import ToolFailure
 
-if TYPE_CHECKING:
-    from tools.browser.tools import BrowserRun
-    from tools.core.services import RunServices
-
-RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, RunServices]"]
 DIRECTIONS = ("down", "up", "bottom", "top")
-
-
-def opened(run: BrowserRun) -> None:
-    """ToolFailure naming browser_open when the run has no page yet."""
-    if run.session is None:
-        raise ToolFailure("no page is open in the browser: call browser_open(url) first.", "bad_arguments")
 
 
 def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -> list[BaseTool]:
     """browser_open … browser_snapshot over the run's tab, then `screenshot`."""
-    from tools.browser.tools import open_checked
 
     @tool
     def browser_open(url: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
@@ -45,8 +32,6 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
         target = open_checked(url, settings)
         run, work = run_of(config)
         return run.reply(run.run(lambda s: s.open(target)), work)
-
-    from tools.browser.widget_tools import make_widget_tools
 
     click, type_, select, hover = _element_tools(run_of)
     scroll, back, snapshot = _page_tools(run_of)

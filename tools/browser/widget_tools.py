@@ -13,7 +13,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from tools.browser import widgets
-from tools.browser.actions import RunOf, opened
+from tools.browser.run import RunOf, opened
 from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
 

@@ -22,7 +22,7 @@ from tools.core.paging import PageCache
 from tools.core.workspace import Workspace, process_workspace
 
 if TYPE_CHECKING:
-    from tools.browser.tools import BrowserRun
+    from tools.browser.run import BrowserRun
     from tools.documents.pdf_parse import PdfParse
     from tools.media.video.downloads import RunVideos
 
