@@ -219,6 +219,15 @@ class BatchHandlers:
         return gr.Dropdown(choices=found), gr.Dropdown(choices=found), gr.Dropdown(choices=resumable, value=None)
 
 
+def _batch_form(settings: Settings, fields: tuple[Any, ...], iterations: Any, strategy: Any,
+                attempts: Any) -> BatchForm:
+    """The form from the tab's fields (source … scorer, in BatchForm's order) and its run fields, checked."""
+    *head, scorer_name = fields
+    return replace(BatchForm(*head), scorer=scorer_name or DEFAULT_SCORER,
+                   max_iterations=run_iterations(iterations, settings), strategy=run_strategy(strategy),
+                   attempts=run_attempts(attempts, settings))
+
+
 def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> BatchTab:
     """The tab's components and their events (inside `demo`, which also lists the runs on page load)."""
     with gr.Tab(BatchTabBuilder.title, id=BatchTabBuilder.id):
@@ -231,9 +240,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                  control_state: BatchControl, visitor: Session, iterations: Any = None, strategy: Any = None,
                  attempts: Any = None, profile: gr.OAuthProfile | None = None, request: gr.Request = None,  # type: ignore[assignment]
                  progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects it
-        form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
-                         run_strategy(strategy), run_attempts(attempts, settings))
+        form = _batch_form(settings, (source, split, data_dir, level, max_samples, task_ids, concurrency,
+                                      question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False)
 
     def resume(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
@@ -242,9 +250,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
                request: gr.Request = None,  # type: ignore[assignment]
                progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
-        form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
-                         run_strategy(strategy), run_attempts(attempts, settings))
+        form = _batch_form(settings, (source, split, data_dir, level, max_samples, task_ids, concurrency,
+                                      question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=True,
                            resume_dir=run_dir or None)
 
@@ -257,9 +264,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
               strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
               request: gr.Request = None,  # type: ignore[assignment]
               progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
-        form = BatchForm(source, split, data_dir, level, max_samples, task_ids, concurrency, question_delay,
-                         use_rag, username, scorer_name or DEFAULT_SCORER, run_iterations(iterations, settings),
-                         run_strategy(strategy), run_attempts(attempts, settings))
+        form = _batch_form(settings, (source, split, data_dir, level, max_samples, task_ids, concurrency,
+                                      question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False,
                            rerun_of=run_dir or "")
 

@@ -246,21 +246,9 @@ def _relay_response(upstream: socket.socket, client: socket.socket) -> None:
 
 def _pipe(a: socket.socket, b: socket.socket, on_close: Callable[[], None] | None = None) -> None:
     """Copy bytes both ways until either side closes."""
-
-    def copy(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while chunk := src.recv(65536):
-                dst.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for sock in (src, dst):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-
-    other = threading.Thread(target=copy, args=(b, a), daemon=True)
+    other = threading.Thread(target=_copy, args=(b, a), daemon=True)
     other.start()
-    copy(a, b)
+    _copy(a, b)
     other.join(timeout=_IDLE_S)
     b.close()
     if on_close is not None:
