@@ -9,6 +9,7 @@ from config import Settings
 from tools.browser import widgets
 from tools.browser.run import RunOf, open_checked, opened
 from tools.browser.widget_tools import make_widget_tools
+from tools.core.artifacts import CONTENT_AND_ARTIFACT, Reply
 from tools.core.errors import ToolFailure
 
 DIRECTIONS = ("down", "up", "bottom", "top")
@@ -17,8 +18,8 @@ DIRECTIONS = ("down", "up", "bottom", "top")
 def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -> list[BaseTool]:
     """browser_open … browser_snapshot over the run's tab, then `screenshot`."""
 
-    @tool
-    def browser_open(url: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_open(url: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Open a web page in a real browser (JavaScript runs) and show it as a snapshot with element refs.
 
         Use the browser for pages you must operate: search boxes, filters, forms, tabs, buttons that load
@@ -45,8 +46,8 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
 def _page_tools(run_of: RunOf) -> list[BaseTool]:
     """browser_scroll, browser_back and browser_snapshot: the whole page, no element named."""
 
-    @tool
-    def browser_scroll(config: RunnableConfig, direction: str = "down") -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_scroll(config: RunnableConfig, direction: str = "down") -> Reply:  # noqa: D417 - config is injected
         """Scroll the page (or its scrolling list) to load more; content that appears is in the reply.
 
         Args:
@@ -59,15 +60,15 @@ def _page_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
 
-    @tool
-    def browser_back(config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_back(config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Go back to the previous page in the browser's history and show it."""
         run, work = run_of(config)
         opened(run)
         return run.reply(run.run(lambda s: s.back()), work)
 
-    @tool
-    def browser_snapshot(config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_snapshot(config: RunnableConfig, page: int = 1) -> Reply:  # noqa: D417 - config is injected
         """Show the browser's current page again: after it changed by itself, or page N of a long snapshot.
 
         Args:
@@ -85,8 +86,8 @@ def _page_tools(run_of: RunOf) -> list[BaseTool]:
 def _element_tools(run_of: RunOf) -> list[BaseTool]:
     """browser_click, browser_type, browser_select and browser_hover: one element, named by its ref."""
 
-    @tool
-    def browser_click(ref: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_click(ref: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Click the element with this ref (a link, button, tab, checkbox, radio, menu item) and show the page after.
 
         Args:
@@ -96,8 +97,8 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: s.act(ref, "click")), work)
 
-    @tool
-    def browser_type(ref: str, text: str, config: RunnableConfig, submit: bool = False) -> str:  # noqa: D417
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_type(ref: str, text: str, config: RunnableConfig, submit: bool = False) -> Reply:  # noqa: D417
         """Replace the content of a text field with `text`, optionally pressing Enter.
 
         A field with a type (date, time, number, range…) takes only its format, shown as format=… in the
@@ -112,8 +113,8 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: widgets.type_checked(s, ref, text, submit)), work)
 
-    @tool
-    def browser_select(ref: str, option: str | list[str], config: RunnableConfig) -> str:  # noqa: D417
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_select(ref: str, option: str | list[str], config: RunnableConfig) -> Reply:  # noqa: D417
         """Pick an option of a select or combobox by its visible label (else by its value); several in a listbox.
 
         Args:
@@ -129,8 +130,8 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             return run.reply(run.run(lambda s: widgets.select_options(s, ref, [str(o) for o in option])), work)
         return run.reply(run.run(lambda s: s.act(ref, "select", option)), work)
 
-    @tool
-    def browser_hover(ref: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_hover(ref: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Move the pointer over an element; what appears (a tooltip, a menu, a chart value) is in the reply.
 
         Args:

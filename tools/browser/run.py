@@ -1,8 +1,8 @@
 """One run's browser: its session on the engine's thread, its latest snapshot, and its replies.
 
 A reply is the page's snapshot once it settled, paged like fetch_webpage (`page N of M`, the next call
-named); it also carries a small JPEG of the viewport (`thumbnail`), which the executor puts into the
-trace, never into the model's context. The action tools (tools.browser.actions, widget_tools) reach
+named), with a small JPEG of the viewport as its artifact (tools.core.artifacts), which the executor puts
+into the trace, never into the model's context. The action tools (tools.browser.actions, widget_tools) reach
 the run through a `RunOf`, so they need not know how the tools were assembled.
 """
 
@@ -21,6 +21,7 @@ from config import Settings
 from tools.browser.engine import BrowserEngine
 from tools.browser.session import BrowserSession, Capture
 from tools.browser.widgets import ShotFrame
+from tools.core.artifacts import Reply, ToolArtifact
 from tools.core.errors import ToolFailure
 from tools.core.paging import Document, remember_named
 from tools.core.services import RunServices
@@ -30,12 +31,6 @@ from tools.web.netguard import NetPolicy, check_target
 
 THUMBNAIL_WIDTH = 320
 T = TypeVar("T")
-
-
-class BrowserReply(str):
-    """A tool reply (the text the model sees) with a data-URL thumbnail of the page for the trace."""
-
-    thumbnail: str | None = None
 
 
 def thumbnail_url(image_bytes: bytes | None, width: int = THUMBNAIL_WIDTH) -> str | None:
@@ -101,7 +96,7 @@ class BrowserRun:
         if session is not None:
             self.engine.submit(lambda _browser: session.close(), key=self)
 
-    def reply(self, capture: Capture, run: RunServices, page: int = 1, changes: bool = False) -> BrowserReply:
+    def reply(self, capture: Capture, run: RunServices, page: int = 1, changes: bool = False) -> Reply:
         """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches.
 
         With `changes` (hover, scroll) the lines that were not on the page before are listed first too.
@@ -112,9 +107,7 @@ class BrowserRun:
         doc = Document("browser", "\n".join(capture.lines) or "(the page shows no text)",
                        "browser_snapshot(page={page})", self.max_chars, head="\n".join(head))
         remember_named(run, "browser", doc)
-        text = BrowserReply(doc.page(page))
-        text.thumbnail = thumbnail_url(capture.thumbnail)
-        return text
+        return doc.page(page), ToolArtifact(thumbnail_url(capture.thumbnail))
 
 
 def _appeared(before: Capture | None, after: Capture, limit: int = 12) -> list[str]:

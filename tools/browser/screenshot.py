@@ -8,9 +8,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.browser.run import BrowserReply, RunOf, opened, thumbnail_url
+from tools.browser.run import RunOf, opened, thumbnail_url
 from tools.browser.session import BrowserSession
 from tools.browser.widgets import ShotFrame
+from tools.core.artifacts import CONTENT_AND_ARTIFACT, Reply, ToolArtifact
 from tools.core.context import ToolContext
 from tools.media.images import SourceImage
 from tools.media.vision_model import ask_vision, standalone_client
@@ -20,8 +21,8 @@ def make_screenshot_tool(settings: Settings, run_of: RunOf) -> BaseTool:
     """browser_screenshot over the calling run's tab."""
     fallback = standalone_client(settings) if settings.llm_configured else None
 
-    @tool
-    def browser_screenshot(config: RunnableConfig, question: str = "", full_page: bool = False) -> str:  # noqa: D417
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_screenshot(config: RunnableConfig, question: str = "", full_page: bool = False) -> Reply:  # noqa: D417
         """Take a PNG screenshot of what the browser shows now, saved in the run's workspace; optionally ask about it.
 
         Use it for what text cannot show: charts drawn on a canvas, maps, images, colours, layout. With a
@@ -53,9 +54,7 @@ def make_screenshot_tool(settings: Settings, run_of: RunOf) -> BaseTool:
             image = Image.open(io.BytesIO(png)).convert("RGB")
             answer = ask_vision(model, settings, question, [SourceImage(image, str(path))])
             text += f"\n\nThe vision model's answer to {question!r}:\n{answer or '(empty answer)'}"
-        reply = BrowserReply(text)
-        reply.thumbnail = thumbnail_url(png, 640)
-        return reply
+        return text, ToolArtifact(thumbnail_url(png, 640))
 
     return browser_screenshot
 

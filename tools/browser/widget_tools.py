@@ -14,6 +14,7 @@ from langchain_core.tools import BaseTool, tool
 
 from tools.browser import widgets
 from tools.browser.run import RunOf, opened
+from tools.core.artifacts import CONTENT_AND_ARTIFACT, Reply
 from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
 
@@ -46,8 +47,8 @@ def upload_path(path: str, context: ToolContext) -> Path:
 def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
     """browser_press, browser_drag, browser_click_at, browser_hover_at, browser_select_text, browser_upload."""
 
-    @tool
-    def browser_press(key: str, config: RunnableConfig, ref: str = "") -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_press(key: str, config: RunnableConfig, ref: str = "") -> Reply:  # noqa: D417 - config is injected
         """Press a key or key chord in the browser: on the element `ref` (focused first), or where the focus is.
 
         Use it for sliders and other widgets worked by the keyboard, for Enter/Escape/Tab, and shortcuts.
@@ -61,8 +62,8 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: widgets.press(s, key, ref)), work, changes=True)
 
-    @tool
-    def browser_drag(from_ref: str, to_ref: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_drag(from_ref: str, to_ref: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Drag one element onto another (reorder a sortable list, drop a card on a column) and show the page after.
 
         Args:
@@ -73,8 +74,8 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: widgets.drag(s, from_ref, to_ref)), work)
 
-    @tool
-    def browser_click_at(x: int, y: int, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_click_at(x: int, y: int, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Click at a point of the last screenshot: for canvases, charts and maps whose parts have no ref.
 
         Take browser_screenshot first and read the point off it; the reply says what was under the point.
@@ -87,8 +88,8 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: widgets.at_point(s, run.shot, x, y, True)), work, changes=True)
 
-    @tool
-    def browser_hover_at(x: int, y: int, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_hover_at(x: int, y: int, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Move the pointer to a point of the last screenshot; a tooltip that appears (a chart's value) is in the reply.
 
         Args:
@@ -103,8 +104,8 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
 
 
 def _text_and_file_tools(run_of: RunOf) -> list[BaseTool]:
-    @tool
-    def browser_select_text(ref: str, config: RunnableConfig, text: str = "") -> str:  # noqa: D417
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_select_text(ref: str, config: RunnableConfig, text: str = "") -> Reply:  # noqa: D417
         """Select (highlight) text as a mouse would, in the element `ref` or the page; the page's response is shown.
 
         Args:
@@ -116,8 +117,8 @@ def _text_and_file_tools(run_of: RunOf) -> list[BaseTool]:
         opened(run)
         return run.reply(run.run(lambda s: widgets.select_text(s, ref, text)), work, changes=True)
 
-    @tool
-    def browser_upload(ref: str, path: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_upload(ref: str, path: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Upload a file through the page's file field (or the upload button that opens a file chooser).
 
         Only an attachment of the task or a file in this run's workspace (e.g. a saved screenshot) can be uploaded.

@@ -20,11 +20,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.messages import ToolCall
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
 from config import Settings, redact
+from tools.core.artifacts import CONTENT_AND_ARTIFACT, ToolArtifact
 from tools.core.context import ToolContext
 from tools.core.errors import ErrorKind, MissingDependency, ToolFailure
 from tools.core.paging import page_long_output
@@ -63,7 +65,14 @@ _POOL = cf.ThreadPoolExecutor(max_workers=128, thread_name_prefix="tool")
 
 
 def _invoke(tool: BaseTool, args: dict[str, Any], config: RunnableConfig | None) -> Any:
+    if tool.response_format == CONTENT_AND_ARTIFACT:  # only a tool call gets the artifact back (on a ToolMessage)
+        return tool.invoke(ToolCall(name=tool.name, args=args, id=f"run-{tool.name}", type="tool_call"), config=config)
     return tool.invoke(args, config=config)
+
+
+def _thumbnail(raw: Any) -> str | None:
+    artifact = getattr(raw, "artifact", None)
+    return artifact.thumbnail if isinstance(artifact, ToolArtifact) else None
 
 
 def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings, config: RunnableConfig | None = None, *,
@@ -106,7 +115,7 @@ def _run_live(tool: BaseTool, args: dict[str, Any], settings: Settings, config: 
         # A little grace so a tool that enforces TOOL_TIMEOUT itself can report its own, more precise message.
         raw = _invoke(tool, args, config) if future is None else future.result(timeout=limit + 2.0)
         text = raw if isinstance(raw, str) else _stringify(raw)
-        thumbnail = getattr(raw, "thumbnail", None)  # tools.browser.BrowserReply: never shown to the model
+        thumbnail = _thumbnail(raw)  # never shown to the model
     except cf.TimeoutError:
         error_kind = "timeout"
         text = (f"Error: {tool.name} did not finish within TOOL_TIMEOUT={limit:g}s. "
