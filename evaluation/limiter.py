@@ -106,7 +106,6 @@ class RateLimiter:
         self._local = threading.local()
         self._pacing: Pacing = "known" if requests_per_minute > 0 else "adaptive"
         self._log: RequestLog | None = None
-        self._origin: FirstRefusal | None = None  # the refusal the log was learnt from
         self._rejected_wait = 0.0
         self._queue: deque[tuple[int, float]] = deque()
         """(waiter, tokens) of requests waiting for the token budget, in arrival order."""
@@ -192,8 +191,8 @@ class RateLimiter:
             ticket = self._take_ticket()
             if ticket is not None:
                 ticket.answered = True
-                if self._origin is not None and self._log is not None:
-                    self._log.recount(self._origin.correction(ticket.seq, ticket.at, refused=False))
+                if self._log is not None:
+                    self._log.answered(ticket.seq, ticket.at)
             if info is not None:
                 self._account_tokens(info, ticket, now)
                 if ticket is not None:
@@ -264,21 +263,17 @@ class RateLimiter:
     # -- internals --------------------------------------------------------------------------------
     def _learn_window(self, ticket: Ticket, now: float, retry_after: float | None) -> bool:
         """A 429 that names no limit: learn the request window from it (first time), or tighten it; True if so."""
-        if self._log is not None and self._origin is not None:
-            if delta := self._origin.correction(ticket.seq, ticket.at, refused=True):
-                self._log.recount(delta)  # in flight at the first refusal: it reached the provider after that one
-            elif ticket.at >= self._origin.answered:  # paced by the log and still refused: it was one too generous
-                self._log.tighten(ticket.at, retry_after)
+        if self._log is not None:
+            self._log.refused(ticket.seq, ticket.at, retry_after)
             return True
         learnt = learn_window(self._tickets.starts_before(ticket), ticket.at, retry_after)
         if learnt is None:
             return False
         # No share of the window as margin: its length is the provider's own (its Retry-After); what varies is the
         # moment a request reaches it, an absolute jitter the log's slack covers and learns.
-        self._log = RequestLog(learnt, margin=0.0)
-        self._origin = FirstRefusal(ticket.seq, ticket.at, ticket.at + (retry_after or 0.0), now)
+        self._log = RequestLog(learnt, FirstRefusal(ticket.seq, ticket.at + (retry_after or 0.0), now), margin=0.0)
         for later in self._tickets.answered_after(ticket):  # started after it, yet the provider took it first
-            self._log.recount(self._origin.correction(later.seq, later.at, refused=False))
+            self._log.answered(later.seq, later.at)
         self._log.seed(self._tickets.starts_before(ticket, later_too=True))
         self._floor = self._interval = 0.0  # the window, not a spacing, sets the pace now
         self._pacing = "learnt"

@@ -50,7 +50,6 @@ class FirstRefusal:
 
     seq: int
     """The refused request's admission number."""
-    started: float
     oldest_leaves: float
     """Its start plus the Retry-After: when the window's oldest request leaves it."""
     answered: float
@@ -102,8 +101,10 @@ def _consistent(starts: list[float], limit: LearntWindow) -> bool:
 class RequestLog:
     """Start times of recent requests, to keep at most `limit.requests` in any window (not thread-safe)."""
 
-    def __init__(self, limit: LearntWindow, margin: float = 0.01) -> None:
+    def __init__(self, limit: LearntWindow, origin: FirstRefusal | None = None, margin: float = 0.01) -> None:
         self.limit = limit
+        self.origin = origin
+        """The refusal the limit was learnt from."""
         self.margin = margin
         self.slack_s = SLACK_S
         self._starts: deque[float] = deque()
@@ -139,8 +140,19 @@ class RequestLog:
         """The requests already in the provider's window when the limit was learnt."""
         self._starts = deque(sorted(starts))
 
-    def recount(self, delta: int) -> None:
-        """The learnt count was `delta` off (see `FirstRefusal`)."""
+    def answered(self, seq: int, started: float) -> None:
+        """The provider took request `seq`: one in flight at the first refusal may correct the count."""
+        if self.origin is not None:
+            self._recount(self.origin.correction(seq, started, refused=False))
+
+    def refused(self, seq: int, started: float, retry_after_s: float | None) -> None:
+        """A later refusal: one in flight at the first corrects the count, one the log let through tightens it."""
+        if self.origin is not None and (delta := self.origin.correction(seq, started, refused=True)):
+            self._recount(delta)  # it reached the provider after the first refused one
+        elif self.origin is None or started >= self.origin.answered:
+            self.tighten(started, retry_after_s)
+
+    def _recount(self, delta: int) -> None:
         if delta:
             self.limit = LearntWindow(max(1, self.limit.requests + delta), self.limit.window_s)
 

@@ -14,10 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOT_PRODUCTION = {"tests", "bench", "docs", "runs", "data"}
 
-# Circles known and owned elsewhere; each entry is one strongly connected component, sorted. None is left:
-# a new one needs its reason written here.
-ALLOWED_CYCLES: set[tuple[str, ...]] = set()
-
 # ARCHITECTURE.md's layers (app, ui, evaluation, agent, models and tools, rag, config; "a module imports only
 # from layers below it"), as far as they hold today: a package may not import the ones named beside it.
 # models/ and tools/ are not ordered: the picture puts models above tools, yet tools call the model client.
@@ -190,16 +186,10 @@ def test_function_level_and_relative_imports_count_type_checking_ones_do_not(tmp
     assert cycles(graph) == [("pkg.high", "pkg.low", "pkg.side", "pkg.sub.deep")]
 
 
-def test_no_import_cycles_beyond_the_allowed() -> None:
+def test_no_import_cycles() -> None:
     graph = import_graph(production_modules())
-    unexpected = [c for c in cycles(graph) if c not in ALLOWED_CYCLES]
-    assert not unexpected, "import cycles:\n" + "\n".join(_describe(c, graph) for c in unexpected)
-
-
-def test_allowed_cycles_still_exist() -> None:
-    # An allowed circle that is gone should leave the list, so it cannot come back unnoticed.
-    stale = ALLOWED_CYCLES - set(cycles(import_graph(production_modules())))
-    assert not stale, f"no longer cycles, drop them from ALLOWED_CYCLES: {sorted(stale)}"
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(_describe(c, graph) for c in found)
 
 
 def test_no_arrow_back_up() -> None:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from tools.core.services import RunServices
 from tools.core.workspace import Workspace
-from tools.media.video.downloads import RunVideos
 from tools.web.scholarly import RunBudget
 
 
@@ -23,7 +22,6 @@ def test_a_run_keeps_one_of_each_kind(tmp_path):
         services.kept(Tally).count += 1
         assert services.kept(Tally).count == 2
         assert services.kept(RunBudget).spent == ""
-        assert services.videos is services.kept(RunVideos)
 
 
 def test_runs_do_not_share_what_they_keep(tmp_path):

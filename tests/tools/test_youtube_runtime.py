@@ -21,7 +21,7 @@ from tools.core.services import RunServices
 from tools.core.workspace import Workspace
 from tools.media.audio import make_audio_tools
 from tools.media.video import make_video_tools
-from tools.media.video.downloads import REUSED
+from tools.media.video.downloads import REUSED, RunVideos
 from tools.media.video.watch import Watcher
 from tools.media.video.youtube import deno_path, js_runtimes, ydl_options
 
@@ -75,7 +75,7 @@ def test_one_download_per_video_per_run_reused_by_watch_video_and_transcribe_aud
         heard = run_tool(listen, {"path": f"https://youtu.be/{yt.video_id}"}, settings, run)
         in_this_run = sum(1 for _, u in yt.requests if u.startswith(CDN))
         elsewhere = run_tool(watch, {"source": url}, settings, ToolContext(run_services=RunServices(other)).to_config())
-        downloads = services.videos.downloads
+        downloads = services.kept(RunVideos).downloads
     assert first.ok and second.ok and heard.ok and elsewhere.ok, (first.output, second.output, heard.output)
     assert in_this_run == 1 and downloads == 1  # three calls in one run: one download
     assert REUSED in second.output and REUSED not in first.output

@@ -24,7 +24,6 @@ from tools.core.workspace import Workspace, process_workspace
 if TYPE_CHECKING:
     from tools.browser.run import BrowserRun
     from tools.documents.pdf_parse import PdfParse
-    from tools.media.video.downloads import RunVideos
 
 Kept = TypeVar("Kept")
 
@@ -65,13 +64,6 @@ class RunServices:
             if not isinstance(found, kind):
                 found = self._kept[kind] = kind()
             return found
-
-    @property
-    def videos(self) -> RunVideos:
-        """The run's YouTube downloads (one per video per run), as `kept(RunVideos)`."""
-        from tools.media.video.downloads import RunVideos
-
-        return self.kept(RunVideos)
 
     def close(self) -> None:
         """End the run: its browser context, then its directory."""
