@@ -2,7 +2,8 @@
 
 By default every test is its own unit of work, sent to whichever worker is free. A test that shares
 something expensive is kept with the tests it shares it with, so that thing is built once:
-- it uses a session-scoped fixture of ours (the llama.cpp server, the embedding model, a browser):
+- it uses a session-scoped fixture of ours (the llama.cpp server, the embedding model, a browser) by name
+  (an autouse one, e.g. the suite's ANSWER_CHECK=off, serves every test and groups none):
   group `session:<fixture>`, one worker runs all of them and the fixture is built once per run;
 - else it uses a module- or class-scoped fixture of ours (the app of a tests/app module): group
   `module:<file>`, the module's tests run on one worker and the app is launched once.
@@ -40,7 +41,9 @@ def _shared_fixtures(item: pytest.Item, scopes: tuple[str, ...]) -> list[str]:
     names = []
     for name, defs in info.name2fixturedefs.items():
         fixture = defs[-1]
-        if fixture.scope in scopes and fixture.baseid:  # baseid "": a plugin's (tmp_path_factory), not ours
+        # baseid "": a plugin's (tmp_path_factory), not ours. An autouse fixture is shared by every test below
+        # its folder: grouping by it would put them all on one worker (a session-wide one did: 2,127 of 2,173).
+        if fixture.scope in scopes and fixture.baseid and not getattr(fixture, "_autouse", False):
             names.append(name)
     return sorted(names)
 
