@@ -7,7 +7,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -131,10 +133,27 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "evaluation", "run", *args]
 
 
+def _records(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if line.endswith("}")) if path.exists() else 0
+
+
+def _held_after(path: Path, n: int, gate: threading.Event, script: Callable[[dict], object]) -> Callable:
+    """`script`, but once `path` holds `n` records every request waits for `gate`.
+
+    So no task can finish, nor a new one start, before the test has sent its signal (on a busy machine the
+    test itself may look late).
+    """
+    def reply(body: dict) -> object:
+        if _records(path) >= n:
+            gate.wait(60)
+        return script(body)
+    return reply
+
+
 def _wait_for_records(path: Path, n: int, proc: subprocess.Popen, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if path.exists() and sum(1 for line in path.read_text().splitlines() if line.endswith("}")) >= n:
+        if _records(path) >= n:
             return
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
@@ -147,13 +166,15 @@ def test_killed_mid_run_then_resumed_every_task_once_and_none_asked_twice(tmp_pa
     root = make_gaia_folder(tmp_path / "gaia")
     out = tmp_path / "out"
     questions = {t.task_id(): t.question for t in FIXTURE_TASKS}
-    with ScriptedOpenAI(solve_with_tool, latency=0.3) as srv:
+    gate = threading.Event()
+    with ScriptedOpenAI(_held_after(out / "checkpoint.jsonl", 2, gate, solve_with_tool), latency=0.3) as srv:
         env = _env(srv, tmp_path)
         args = ("--data-dir", str(root), "--concurrency", "2", "--output-dir", str(out))
         proc = subprocess.Popen(_cli(*args), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         _wait_for_records(out / "checkpoint.jsonl", 2, proc)
         proc.send_signal(sig)
+        gate.set()  # the running tasks may go on now; with SIGINT they finish and nothing new starts
         stdout, stderr = proc.communicate(timeout=60)
         if sig == signal.SIGINT:  # graceful: the running tasks finish, the files are written, exit 130
             assert proc.returncode == 130, stderr
