@@ -13,11 +13,11 @@ from evaluation.scorer import DEFAULT_SCORER
 from ui.background import BatchControl
 from ui.batch import SCORER_CHOICES, BatchView, run_stream
 from ui.forms import LEVELS, MAX_CONCURRENCY, SOURCE_LABELS, BatchForm, FormError, source_of
-from ui.run_fields import attempts_ceiling, iteration_ceiling, run_attempts, run_iterations
+from ui.run_fields import attempts_ceiling, iterations_field, run_attempts, run_iterations
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
-from ui.strategy_field import STRATEGIES, run_strategy
+from ui.strategy_field import run_strategy, strategy_field
 from ui.tab import TabContext
 from ui.tables import RESULT_HEADERS, parse_task_ids
 from visitors.access import username_of
@@ -63,8 +63,8 @@ class BatchTab:
 
 def _run_choices(settings: Settings) -> tuple[gr.Dropdown, gr.Number]:
     """The scorer and the iteration cap of a run (a resumed run keeps the scorer it started with)."""
-    iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1, maximum=iteration_ceiling(settings),
-                           elem_id="batch-max-iterations", label="Max iterations per task (kept in the run's run.json)")
+    iterations = iterations_field(settings, elem_id="batch-max-iterations",
+                                  label="Max iterations per task (kept in the run's run.json)")
     scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer", elem_id="batch-scorer",
                          info="How answers are scored; a resumed run keeps the scorer it started with.")
     return scorer, iterations
@@ -109,8 +109,8 @@ def _layout(settings: Settings) -> BatchTab:
         with gr.Column():
             form, adaptive = _form_components(settings)
             choosers = _run_choices(settings)
-            strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, elem_id="batch-strategy",
-                                   label="Strategy (kept in the run's run.json; a resume keeps the run's own)")
+            strategy = strategy_field(settings, elem_id="batch-strategy",
+                                      label="Strategy (kept in the run's run.json; a resume keeps the run's own)")
             attempts = gr.Number(value=settings.ATTEMPTS, precision=0, minimum=1, maximum=attempts_ceiling(settings),
                                  elem_id="batch-attempts", label="Attempts per task (voted)",
                                  info="Above 1: each task is solved K times, the majority answer kept; the summary "
