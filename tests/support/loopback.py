@@ -73,14 +73,9 @@ class LoopbackServer(ABC):
         """True between a successful `start()` and `stop()`."""
 
     @property
-    def host_port(self) -> str:
-        """`HOST:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
-        return f"{self.host}:{self.port}"
-
-    @property
     def base(self) -> str:
         """`http://HOST:PORT`, what every URL of this server starts with."""
-        return f"http://{self.host_port}"
+        return f"http://{self.host}:{self.port}"
 
     @abstractmethod
     def _serve(self) -> None:

@@ -92,6 +92,11 @@ class LocalWebServer(HTTPLoopbackServer):
 
         return Handler
 
+    @property
+    def host_port(self) -> str:
+        """`HOST:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
+        return f"{self.host}:{self.port}"
+
     def url(self, path: str) -> str:
         """The full URL of `path` on this server."""
         return self.base + path
