@@ -23,31 +23,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.js_sites import BrowserHarness, js_sites, ref_of  # noqa: E402
+from tools.browser.guard import descendants  # noqa: E402
 from tools.browser.tools import engine_for  # noqa: E402
 
 PAGES = ["/search", "/filters", "/list", "/chart", "/tabs", "/feed", "/form", "/spa", "/long"]
 
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        tree.setdefault(ppid, []).append(int(entry))
-    return tree
-
-
 def browser_pss_mb() -> float:
     """PSS of every Chromium process under this one (the Playwright driver's browser and its helpers)."""
-    tree, total, stack = _children(), 0, list(_children().get(os.getpid(), []))
-    while stack:
-        pid = stack.pop()
-        stack.extend(tree.get(pid, []))
+    total = 0
+    for pid in descendants(os.getpid()):
         try:
             if "chrom" not in Path(f"/proc/{pid}/comm").read_text():
                 continue

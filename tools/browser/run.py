@@ -96,6 +96,11 @@ class BrowserRun:
         if session is not None:
             self.engine.submit(lambda _browser: session.close(), key=self)
 
+    def act(self, action: Callable[[BrowserSession], Capture], run: RunServices, changes: bool = False) -> Reply:
+        """`action` on the open page (ToolFailure naming browser_open when there is none), answered by `reply`."""
+        opened(self)
+        return self.reply(self.run(action), run, changes=changes)
+
     def reply(self, capture: Capture, run: RunServices, page: int = 1, changes: bool = False) -> Reply:
         """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches.
 
