@@ -1,4 +1,4 @@
-"""The one pipeline: router → RAG short-circuit → LangGraph loop → answer extraction.
+"""The one pipeline: router → RAG short-circuit → LangGraph loop (`agent.run_loop`) → answer extraction.
 
 `Pipeline.stream()` yields typed events live as the run unfolds; `Pipeline.solve()` collects them
 into a `Solution`. The app, the CLI and the evaluation runner call these two and nothing else.
@@ -7,116 +7,32 @@ No exception escapes either: failures end the run with an `ErrorEvent` and an em
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import contextvars
-import queue
-import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
-from langgraph.graph.state import CompiledStateGraph
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from agent.answer import answer_from_messages
 from agent.answer_check import checked
 from agent.events import AnswerExtracted, ErrorEvent, Event, HistoryTrimmed, Solution
-from agent.graph import build_graph, recursion_limit
+from agent.final_answer import final_answer
 from agent.limits import history_messages, question_too_long, trim_history
+from agent.parts import Parts
 from agent.prompts import SYSTEM_PROMPT, task_message
 from agent.redaction import redacted
 from agent.router import decide
 from agent.run_client import RunEvents, run_client
-from agent.run_limits import RunBudget, TokenMeter
-from agent.state import AgentState, RunContext
-from agent.team import Worker, build_workers, run_team
-from agent.text_tool_calls import find_text_tool_calls, tool_argument_names
-from agent.toolsets import SMALL_WINDOW_TOKENS, ToolsetChoice
+from agent.run_limits import TokenMeter
+from agent.run_loop import LoopStart, run_loop
+from agent.run_request import RunRequest
 from application import Application
-from config import Settings, Strategy, load_settings, redact
-from models import ChatModels, EndpointMonitor, ModelClient, OpenGate, RequestGate, separate_vision_endpoint
-from models.messages import message_text
+from config import Settings, Strategy, load_settings
+from models import EndpointMonitor, OpenGate, RequestGate
 from rag.types import KnowledgeBase
-from tools.core.context import ToolContext
-from tools.core.registry import ToolRegistry, build_registry
+from tools.core.registry import ToolRegistry
 from tools.core.replay_cache import ToolCache
-from tools.core.services import RunServices
-from tools.core.specs import Role
-from tools.core.workspace import open_workspace
-
-# Threads that drive graph runs; idle ones are reused across runs.
-_RUNNER = cf.ThreadPoolExecutor(max_workers=256, thread_name_prefix="agent-run")
-
-
-@dataclass(frozen=True)
-class _Request:
-    """One question as the caller asked it."""
-
-    question: str
-    file_path: str | None
-    task_id: str | None
-    history: list[dict[str, Any]] | None
-    use_rag: bool
-    confine: bool
-    readable: tuple[Path, ...]
-    max_iterations: int | None = None
-    """This run's iteration cap (None: MAX_ITERATIONS)."""
-    spent_tokens: int = 0
-    """Tokens earlier attempts at the same task spent (they count against MAX_TOKENS_PER_TASK)."""
-    strategy: Strategy | None = None
-    """This run's strategy (None: AGENT_STRATEGY)."""
-    tool_cache: ToolCache | None = None
-    """The run's tool-result cache (record and replay, tools.core.replay_cache); None: every call live, none kept."""
-
-
-@dataclass(frozen=True)
-class _Loop:
-    """What the loop of one run starts from: the routed request, its first messages, its client and meters."""
-
-    request: _Request
-    messages: list[BaseMessage]
-    attachments: tuple[Path, ...]
-    client: ModelClient
-    trace: RunEvents
-    meter: TokenMeter
-    started: float
-    route_tools: tuple[str, ...] = ()
-    """The attachment route's tools (offered first on a small window)."""
-
-
-@dataclass
-class _Finished:
-    """End-of-run marker on a run's event queue: the final graph state, or what went wrong."""
-
-    state: dict[str, Any] | None
-    error: BaseException | None = None
-
-
-@dataclass
-class _Parts:
-    """The heavy, shareable pieces, built once by `preload()`."""
-
-    llm: BaseChatModel | None
-    registry: ToolRegistry | None
-    knowledge_base: KnowledgeBase | None
-    graph: CompiledStateGraph[AgentState, RunContext, AgentState, AgentState] | None = None
-    models: ChatModels | None = None
-    """One chat model per model name (None when no endpoint is configured)."""
-    endpoint: EndpointMonitor | None = None
-    """The agent endpoint's check (None for an injected model: tests' scripted models have no endpoint)."""
-    vision_endpoint: EndpointMonitor | None = None
-    """The vision endpoint's own check, when VISION_BASE_URL / VISION_API_KEY make it another endpoint."""
-    status: dict[str, str] = field(default_factory=dict)
-    raise_internal_errors: bool = False
-    """A tool's bug ends the run with an internal error instead of becoming an observation (tests)."""
-    workers: dict[Role, Worker] | None = None
-    """The team strategy's workers, compiled on the first team run."""
-    ready: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Pipeline:
@@ -134,54 +50,13 @@ class Pipeline:
         self.app = app if app is not None else Application(settings)
         self._owns_app = app is None
         self.gate: RequestGate = gate or OpenGate()
-        self._parts = _Parts(llm=llm, registry=registry, knowledge_base=knowledge_base,
-                             raise_internal_errors=raise_internal_errors)
+        self._parts = Parts(llm=llm, registry=registry, knowledge_base=knowledge_base,
+                            raise_internal_errors=raise_internal_errors)
 
     # -- set-up -----------------------------------------------------------------------------------
     def preload(self) -> dict[str, str]:
-        """Build the model client, tools, graph and knowledge base once; return a status line per part."""
-        parts = self._parts
-        with parts.lock:
-            if parts.ready:
-                return dict(parts.status)
-            s, status = self.settings, parts.status
-            if parts.llm is not None or s.llm_configured:
-                parts.models = ChatModels(s, parts.llm)
-                parts.llm = parts.models.get()
-            if parts.llm is None:
-                status["llm"] = "not configured — set OPENAI_API_KEY or OPENAI_BASE_URL"
-            elif parts.models is not None and parts.models.fixed is None:
-                parts.endpoint = self.app.monitor("agent", s)
-                status["llm"] = parts.endpoint.probe().detail
-                if s.vision_model and separate_vision_endpoint(s):  # the header shows both endpoints
-                    parts.vision_endpoint = self.app.monitor("vision", s)
-                    status["vision"] = f"{parts.vision_endpoint.probe().detail} (own endpoint)"
-                if parts.endpoint.state is None or not parts.endpoint.state.unreachable:
-                    window = self.app.windows.get(s)  # asked once here, not in the first question's time
-                    status["window"] = f"{window.tokens:,} tokens ({window.source})"
-            else:
-                status["llm"] = f"ready ({_model_name(parts.llm, s)})"
-            kb_error = None
-            if parts.knowledge_base is None:
-                parts.knowledge_base, kb_error = self.app.knowledge_base()
-            if parts.registry is None:  # rag_search searches the pipeline's own knowledge base
-                parts.registry = build_registry(s, deps={"knowledge_base": parts.knowledge_base,
-                                                         **self.app.tool_services()})
-            reg = parts.registry
-            missing = f"; missing: {', '.join(sorted(reg.missing))}" if reg.missing else ""
-            status["tools"] = f"{len(reg.tools)} active ({', '.join(reg.names) or 'none'}){missing}"
-            parts.graph = build_graph(reg, raise_internal_errors=parts.raise_internal_errors)
-            status["graph"] = f"ready (MAX_ITERATIONS={s.MAX_ITERATIONS})"
-            if kb_error is not None:
-                status["rag_error"] = kb_error
-            status["rag"] = _describe_kb(parts.knowledge_base, s)
-            if s.RAG_ENABLED:
-                try:
-                    parts.knowledge_base.warm()  # the index and embedding model now, not in the first question
-                except Exception as exc:  # noqa: BLE001 - lookups will report it too; the agent still runs
-                    status["rag_error"] = redact(f"{type(exc).__name__}: {exc}", s)
-            parts.ready = True
-            return dict(status)
+        """Build the model client, tools, graph and knowledge base once (`agent.parts`); a status line per part."""
+        return self._parts.load(self.settings, self.app)
 
     def with_gate(self, gate: RequestGate) -> Pipeline:
         """A copy sharing model, tools, graph and knowledge base, whose model requests pass through `gate`."""
@@ -237,11 +112,11 @@ class Pipeline:
         overrides MAX_ITERATIONS for this run, `strategy` AGENT_STRATEGY; `tool_cache` records (and replays)
         its tool calls.
         """
-        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations, strategy=strategy, tool_cache=tool_cache)
+        request = RunRequest(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
+                             max_iterations, strategy=strategy, tool_cache=tool_cache)
         return self._events(request, live=True)
 
-    def _events(self, request: _Request, *, live: bool) -> Iterator[Event]:
+    def _events(self, request: RunRequest, *, live: bool) -> Iterator[Event]:
         started = time.monotonic()
         try:
             for event in self._run(request, started, live):
@@ -260,15 +135,15 @@ class Pipeline:
 
         `spent_tokens`: what earlier attempts at the same task spent (a batch's retry of a failed task).
         """
-        request = _Request(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
-                           max_iterations, spent_tokens, strategy, tool_cache)
+        request = RunRequest(question, file_path, task_id, history, use_rag, confine, tuple(Path(p) for p in readable),
+                             max_iterations, spent_tokens, strategy, tool_cache)
         events = list(self._events(request, live=False))
         path = str(Path(file_path).expanduser().resolve()) if file_path else None
         solution = Solution.from_events(question, events, task_id=task_id, file_path=path)
         solution.strategy = strategy or self.settings.AGENT_STRATEGY
         return solution
 
-    def _run(self, request: _Request, started: float, live: bool) -> Iterator[Event]:
+    def _run(self, request: RunRequest, started: float, live: bool) -> Iterator[Event]:
         """Check the question, route it, then answer from RAG or run the loop."""
         question, file_path, task_id = request.question, request.file_path, request.task_id
 
@@ -311,107 +186,13 @@ class Pipeline:
         messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT), *history_messages(trimmed.kept),
                                        HumanMessage(content=task_message(question, instruction, decision.rag_context))]
         attachments = (Path(decision.file_route.path),) if decision.file_route else ()
-        loop = _Loop(request, messages, attachments, client, trace, meter, started,
-                     tuple(decision.file_route.tools) if decision.file_route else ())
-        final_state = yield from self._loop(loop, live)
+        loop = LoopStart(request, messages, attachments, client, trace, meter, started,
+                         tuple(decision.file_route.tools) if decision.file_route else ())
+        final_state = yield from run_loop(loop, parts, s, self.app.windows, live=live)
         if final_state.get("error"):
             return  # the node already emitted the ErrorEvent; the answer stays empty
-        draft = self._answer(final_state.get("messages", []), elapsed())
+        draft = final_answer(final_state.get("messages", []), parts.registry.tools, elapsed())
         yield from checked(draft, question, client, trace, s, started)  # ANSWER_CHECK, every strategy
-
-    def _loop(self, loop: _Loop, live: bool) -> Generator[Event, None, dict[str, Any]]:
-        """Run the LangGraph loop in the run's workspace, yielding its events as they happen; the final state."""
-        s, parts, request = self.settings, self._parts, loop.request
-        assert parts.graph is not None
-        inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        workspace = open_workspace(s, request.task_id or "run")
-        tool_context = ToolContext(attachments=loop.attachments, task_id=request.task_id,
-                                   run_services=RunServices(workspace),
-                                   readable=request.readable, confined=request.confine, model=loop.client,
-                                   tool_cache=request.tool_cache)
-
-        def counted(event: Event) -> None:  # tools' model calls (vision) count against the run's tokens too
-            loop.meter.observe(event)
-            inbox.put(event)
-
-        loop.trace.sink = counted
-        window = self.app.windows.get(s, probe=parts.endpoint is not None)  # a scripted in-process model has no server
-        budget = RunBudget.for_run(s, window, workspace, request.max_iterations, loop.meter)
-        toolset = (ToolsetChoice(tuple(parts.registry.names), window.tokens, loop.route_tools, request.question)
-                   if parts.registry is not None and window.tokens <= SMALL_WINDOW_TOKENS else None)
-        ctx = RunContext(settings=s, client=loop.client, tools=tool_context, started=loop.started, emit=inbox.put,
-                         budget=budget, toolset=toolset)
-        graph, messages = parts.graph, loop.messages
-        config: RunnableConfig = {"recursion_limit": recursion_limit(budget.max_iterations)}
-
-        team = self._workers() if (request.strategy or s.AGENT_STRATEGY) == "team" else None
-
-        def drive() -> None:
-            try:
-                if team is not None:  # the team strategy: an orchestrator delegating to workers (agent.team)
-                    inbox.put(_Finished(run_team(ctx, team, message_text(messages[-1]))))
-                else:
-                    inbox.put(_Finished(graph.invoke({"messages": messages, "iterations": 0}, config=config,
-                                                     context=ctx)))
-            except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
-                inbox.put(_Finished(None, exc))
-            finally:
-                workspace.close()  # the run's files go with it, also when the caller stopped listening
-
-        if live:
-            # The graph runs in a pooled thread and its nodes emit into `inbox`, so each event reaches
-            # the caller as it happens while LangGraph runs each step inline (no thread pool per run).
-            _RUNNER.submit(contextvars.copy_context().run, drive)
-        else:
-            drive()  # solve() collects everything anyway: skip the thread hand-offs
-        try:
-            while not isinstance(item := inbox.get(), _Finished):
-                yield item
-        finally:
-            ctx.cancelled.set()  # the caller stopped listening: end the run at the next node
-        if item.error is not None:
-            raise item.error
-        return item.state or {}
-
-    def _workers(self) -> dict[Role, Worker]:
-        """The team's workers over the registry's tools (compiled once, on the first team run)."""
-        parts = self._parts
-        with parts.lock:
-            if parts.workers is None:
-                assert parts.registry is not None
-                parts.workers = build_workers(parts.registry, raise_internal_errors=parts.raise_internal_errors)
-            return parts.workers
-
-    def _answer(self, final_messages: list[Any], elapsed_s: float) -> AnswerExtracted:
-        """The answer the final messages hold; a tool call written as text is never one."""
-        assert self._parts.registry is not None
-        answer, method, raw = answer_from_messages(final_messages)
-        how: str = method  # AnswerExtracted.method also names outcomes that are no extraction rule
-        if raw and find_text_tool_calls(raw, tool_argument_names(self._parts.registry.tools)) is not None:
-            answer, how = "", "unrun_tool_call"
-        return AnswerExtracted(elapsed_s=elapsed_s, answer=answer, raw=raw, method=how,
-                               truncated=_answer_was_cut(final_messages, raw))
-
-
-def _answer_was_cut(messages: list[Any], raw: str) -> bool:
-    """True when the message the answer came from was cut at the length limit."""
-    for msg in reversed(messages):
-        if isinstance(msg, AIMessage) and message_text(msg) == raw and raw:
-            return (msg.response_metadata or {}).get("finish_reason") == "length"
-    return False
-
-
-def _model_name(llm: Any, settings: Settings) -> str:
-    return str(getattr(llm, "model_name", None) or getattr(llm, "model", None) or settings.MODEL_NAME)
-
-
-def _describe_kb(kb: KnowledgeBase, settings: Settings) -> str:
-    if not settings.RAG_ENABLED:
-        return "off (RAG_ENABLED=false)"
-    try:
-        return kb.describe()
-    except Exception as exc:  # noqa: BLE001
-        return f"unavailable: {type(exc).__name__}: {exc}"
 
 
 # -- the Python API: one application per call ------------------------------------------------------

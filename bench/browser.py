@@ -6,7 +6,9 @@ browser_open); a new browser context (median); browser_open and one click on a l
 process tree with no run open and per open run (context + tab); and, for each test page, the
 snapshot's size in tokens (the harness's estimate, characters / 3) against the page's raw DOM (outerHTML) and its
 innerText. `--parallel` instead prints the pool's ratio: six runs at once, each opening a page that
-takes 1 s to settle and clicking on it, against one such run alone (issue 34: at most 1.3x).
+takes 1 s to settle and clicking on it, against one such run alone (issue 34: at most 1.3x), and the CPU
+seconds each task cost (the Playwright driver and Chromium processes, and this Python process), which other
+work on a shared machine does not change as it does the wall-clock ratio.
 `--detection` prints the loopback bot-detection page's checks as the browser sees them.
 Usage: `python bench/browser.py [--runs 20] [--parallel] [--detection]`.
 """
@@ -23,31 +25,32 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.js_sites import BrowserHarness, js_sites, ref_of  # noqa: E402
+from tools.browser.guard import descendants  # noqa: E402
 from tools.browser.tools import engine_for  # noqa: E402
 
 PAGES = ["/search", "/filters", "/list", "/chart", "/tabs", "/feed", "/form", "/spa", "/long"]
 
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+def cpu_s() -> tuple[float, float]:
+    """CPU seconds so far of this process's descendants, and of this Python process (every thread).
+
+    The descendants are the driver and every Chromium process, with the children they reaped (such as a
+    closed context's renderers).
+    """
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for pid in descendants(os.getpid()):
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        tree.setdefault(ppid, []).append(int(entry))
-    return tree
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / tick, time.process_time()
 
 
 def browser_pss_mb() -> float:
     """PSS of every Chromium process under this one (the Playwright driver's browser and its helpers)."""
-    tree, total, stack = _children(), 0, list(_children().get(os.getpid(), []))
-    while stack:
-        pid = stack.pop()
-        stack.extend(tree.get(pid, []))
+    total = 0
+    for pid in descendants(os.getpid()):
         try:
             if "chrom" not in Path(f"/proc/{pid}/comm").read_text():
                 continue
@@ -83,7 +86,10 @@ def _settle_site() -> object:
 
 
 def parallel(runs: int) -> None:
-    """Six 1 s-settle tasks (open + click) at once against one alone: the median ratio over `runs` rounds."""
+    """Six 1 s-settle tasks (open + click) at once against one alone: the median ratio over `runs` rounds.
+
+    Also the CPU seconds per task of the browser processes and of Python, one alone and six at once.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     with _settle_site() as site:  # type: ignore[attr-defined]
@@ -98,17 +104,32 @@ def parallel(runs: int) -> None:
             work.close()
             return took
 
+        def timed(count: int) -> tuple[float, float, float]:
+            """Wall seconds of `count` tasks at once, and the browser's and Python's CPU seconds per task."""
+            browser_before, python_before = cpu_s()
+            began = time.perf_counter()
+            list(pool.map(lambda _i: task(), range(count)))
+            wall = time.perf_counter() - began
+            time.sleep(0.5)  # the closed contexts' renderers exit and are counted
+            browser_after, python_after = cpu_s()
+            return wall, (browser_after - browser_before) / count, (python_after - python_before) / count
+
         with ThreadPoolExecutor(6) as pool:
-            list(pool.map(lambda _i: task(), range(6)))  # warm: every browser thread launched
+            timed(6)  # warm: every browser thread launched
             ones, sixes = [], []
-            for _ in range(runs):
-                ones.append(task())
-                began = time.perf_counter()
-                list(pool.map(lambda _i: task(), range(6)))
-                sixes.append(time.perf_counter() - began)
-        one, six = statistics.median(ones), statistics.median(sixes)
+            for index in range(runs):
+                ones.append(timed(1))
+                sixes.append(timed(6))
+                print(f"round {index + 1}: one {ones[-1][0]:.2f} s, six {sixes[-1][0]:.2f} s, ratio "
+                      f"{sixes[-1][0] / ones[-1][0]:.2f}x; CPU per task: browser {ones[-1][1]:.2f} s alone, "
+                      f"{sixes[-1][1]:.2f} s in six; Python {ones[-1][2]:.3f} s alone, {sixes[-1][2]:.3f} s in six")
+        one, six = (statistics.median(t[0] for t in ones), statistics.median(t[0] for t in sixes))
         print(f"one 1 s-settle task (open + click): median {one:.2f} s; six at once: median {six:.2f} s; "
               f"ratio {six / one:.2f}x (issue 34: <= 1.3x; {runs} rounds)")
+        print(f"CPU per task, median: browser {statistics.median(t[1] for t in ones):.2f} s alone, "
+              f"{statistics.median(t[1] for t in sixes):.2f} s in six; Python "
+              f"{statistics.median(t[2] for t in ones):.3f} s alone, {statistics.median(t[2] for t in sixes):.3f} s "
+              f"in six ({os.cpu_count()} cores)")
         harness.close()
 
 

@@ -6,13 +6,14 @@ does, via the `RequestGate` protocol), so the whole batch speaks to the provider
 
 - **the provider's headers** (`x-ratelimit-{limit,remaining,reset}-{requests,tokens}`: limit per minute,
   remaining = what may be sent now, reset = until full) sync a request and a token budget
-  (`evaluation.rate_bucket.Bucket`) to what the provider counted; a token 429 under a large `remaining` teaches
-  the shorter burst it enforces (`evaluation.token_burst`);
+  (`evaluation.rate_bucket.Bucket`, through `evaluation.header_sync`) to what the provider counted; a token 429
+  under a large `remaining` teaches the shorter burst it enforces (`evaluation.token_burst`);
 - **known limits** (`LLM_REQUESTS_PER_MINUTE`, `LLM_TOKENS_PER_MINUTE` or a 429's message), no headers:
   requests start one `60/rpm` interval apart; a request goes only when its estimated tokens fit;
 - **unknown limit**: full speed until the first 429, which tells the ceiling (`evaluation.request_window`:
   the requests admitted before it, over the time since the first plus its Retry-After); without a
-  Retry-After, the interval follows the pace that got through and shrinks slowly while no 429 comes;
+  Retry-After, the interval follows the pace that got through and shrinks slowly while no 429 comes
+  (`evaluation.spacing`);
 - **one queue for tokens**: requests waiting for tokens go in arrival order; one larger than the whole
   budget goes alone once it is full; waiters look again whenever an answer or a 429 moves a budget;
 - **the provider's count is exact**: a refused request is not in it, a request larger than the budget
@@ -33,11 +34,13 @@ from typing import TYPE_CHECKING
 
 from config import Settings
 from evaluation.critical_path import Waiters
+from evaluation.header_sync import HeaderSync
 from evaluation.limiter_stats import LimiterStats, Pacing
 from evaluation.rate_bucket import Bucket, Ticket, Tickets
 from evaluation.request_window import FirstRefusal, RequestLog, learn_window
+from evaluation.spacing import Spacing
 from evaluation.token_burst import learn_burst
-from models.ratelimit_headers import Budget, Kind, budget, capacity_seen, limit_from_message, short_period_rate
+from models.ratelimit_headers import Kind, limit_from_message
 
 if TYPE_CHECKING:  # the limiter is imported before langchain is needed
     from models.client import ResponseInfo
@@ -51,11 +54,7 @@ class RateLimiter:
     """Shared admission control for one run's model requests (implements `models.client.RequestGate`)."""
 
     WINDOW_S = 60.0
-    """Successes older than this are forgotten (providers count requests per minute)."""
-    RECENT = 20
-    """How many of the latest successes measure the pace the provider allows."""
-    RESET_S = 10.0
-    """A Retry-After longer than this is a quota reset (a per-minute window refilling), not a pace."""
+    """The token budget's window: no minute ever holds more than its rate allows (providers count per minute)."""
     STOP_POLL_S = 0.25
     """Longest a waiter goes without looking at the run's stop event."""
     YIELD_S = 0.002
@@ -76,12 +75,8 @@ class RateLimiter:
         if requests_per_minute < 0 or tokens_per_minute < 0:
             raise ValueError("requests_per_minute and tokens_per_minute must be >= 0 (0 = unknown)")
         self.known_rpm = float(requests_per_minute)
-        self._safety = safety
-        self._floor = 60.0 / requests_per_minute * (1.0 + safety) if requests_per_minute > 0 else 0.0
-        self._interval = self._floor
+        self._spacing = Spacing(requests_per_minute, safety=safety, recovery=recovery, calm_s=calm_s)
         self._no_hint_pause = no_hint_pause
-        self._recovery = recovery
-        self._calm_s = calm_s
         self._stop = stop
         self._clock = clock
         self._sleep = sleep
@@ -90,17 +85,14 @@ class RateLimiter:
         """Notified whenever the budgets or the queue change: waiters look again at once."""
         self._next_at = float("-inf")
         self._paused_until = float("-inf")
-        self._episode_until = float("-inf")
-        self._last_limited = float("-inf")
         self._started: float | None = None
         self._last_answer: float | None = None
-        self._successes: deque[float] = deque()
-        self._resets: deque[tuple[float, float]] = deque()
         self._admitted = self._n_success = self._n_limited = self._tokens_used = 0
         self._waited = 0.0
         self._requests = Bucket(safety=safety / 2)
         token_rate = tokens_per_minute / 60.0
         self._tokens = Bucket(token_rate, token_rate * self.TOKEN_BURST_S, safety=safety / 2, window_s=self.WINDOW_S)
+        self._headers = HeaderSync(self._requests, self._tokens, burst_s=self.TOKEN_BURST_S)
         self._completion_mean = 0.0
         self._tickets = Tickets()
         self._local = threading.local()
@@ -112,8 +104,6 @@ class RateLimiter:
         self._waiters = 0
         self._token_burst: float | None = None  # learnt from a token 429 under a large remaining
         self._ready = Waiters()  # every request in acquire(): the one whose task went furthest goes first
-        self._announced: dict[Kind, Budget] = {}  # the latest answer's headers, per kind
-        self._short_rate: dict[Kind, float] = {}  # a `limit` found to be of a period shorter than the minute
 
     @classmethod
     def from_settings(cls, settings: Settings, *, stop: threading.Event | None = None) -> RateLimiter:
@@ -173,7 +163,7 @@ class RateLimiter:
         self._tokens.take(tokens, now)
         if self._log is not None:
             self._log.take(now)
-        self._next_at = max(self._next_at, now) + self._interval
+        self._next_at = max(self._next_at, now) + self._spacing.interval
         self._admitted += 1
         self._waited += now - first
         self._local.waited = getattr(self._local, "waited", 0.0) + (now - first)
@@ -186,8 +176,7 @@ class RateLimiter:
             now = self._clock()
             self._n_success += 1
             self._last_answer = now
-            self._successes.append(now)
-            self._trim(now)
+            self._spacing.succeeded(now)
             ticket = self._take_ticket()
             if ticket is not None:
                 ticket.answered = True
@@ -197,8 +186,6 @@ class RateLimiter:
                 self._account_tokens(info, ticket, now)
                 if ticket is not None:
                     self._apply_headers(info, ticket, now)
-            if now - self._last_limited >= self._calm_s and self._interval > self._floor:
-                self._interval = max(self._floor, self._interval * (1.0 - self._recovery))
             self._changed.notify_all()
 
     def on_rate_limited(self, retry_after: float | None, info: ResponseInfo | None = None) -> None:
@@ -209,7 +196,6 @@ class RateLimiter:
         with self._lock:
             now = self._clock()
             self._n_limited += 1
-            self._last_limited = now
             ticket = self._take_ticket()
             explained = False
             if ticket is not None:  # refused: the provider never counted it
@@ -229,11 +215,8 @@ class RateLimiter:
             pause = max(0.0, retry_after if retry_after is not None else self._no_hint_pause)
             self._rejected_wait += pause
             self._paused_until = max(self._paused_until, now + pause)
-            if pause > self.RESET_S and self._log is None:
-                self._resets.append((now, now + pause))
-            if now >= self._episode_until and not explained:
-                self._widen(now, retry_after)
-            self._episode_until = self._paused_until + self._interval
+            self._spacing.refused(now, retry_after, pause, self._paused_until, explained=explained,
+                                  windowed=self._log is not None)
             self._next_at = self._paused_until
             self._changed.notify_all()
 
@@ -241,7 +224,7 @@ class RateLimiter:
     @property
     def interval_s(self) -> float:
         """Current minimum gap between request starts (0 = no spacing)."""
-        return self._interval
+        return self._spacing.interval
 
     def stats(self) -> LimiterStats:
         """Counters since the limiter was made; span and tail end now."""
@@ -254,7 +237,7 @@ class RateLimiter:
             span = now - self._started if self._started is not None else 0.0
             tail = now - self._last_answer if self._last_answer is not None else None
             return LimiterStats(self._admitted, self._n_success, self._n_limited, round(self._waited, 3),
-                                round(self._interval, 4), self.known_rpm, self._pacing,
+                                round(self._spacing.interval, 4), self.known_rpm, self._pacing,
                                 round(rpm, 3) if rpm else None, round(tpm, 1) if tpm else None, self._tokens_used,
                                 round(span, 3), None if tail is None else round(tail, 3), round(self._rejected_wait, 3),
                                 None if self._log is None else
@@ -275,7 +258,7 @@ class RateLimiter:
         for later in self._tickets.answered_after(ticket):  # started after it, yet the provider took it first
             self._log.answered(later.seq, later.at)
         self._log.seed(self._tickets.starts_before(ticket, later_too=True))
-        self._floor = self._interval = 0.0  # the window, not a spacing, sets the pace now
+        self._spacing.clear()  # the window, not a spacing, sets the pace now
         self._pacing = "learnt"
         return True
 
@@ -297,46 +280,12 @@ class RateLimiter:
             ticket.tokens = float(counted)
 
     def _apply_headers(self, info: ResponseInfo, ticket: Ticket, now: float) -> set[Kind]:
-        """Sync both budgets to `x-ratelimit-*`; the kinds the provider announced."""
-        later_requests, later_tokens = self._tickets.after(ticket)
-        found: set[Kind] = set()
-        budgets: tuple[tuple[Kind, Bucket, float, float], ...] = (
-            ("requests", self._requests, 1.0, later_requests), ("tokens", self._tokens, ticket.tokens, later_tokens))
-        for kind, bucket, cost, later in budgets:
-            announced = budget(info.headers, kind)
-            if announced is None:
-                continue
-            found.add(kind)
-            rate = self._rate_of(kind, announced)
-            if rate:
-                seen = capacity_seen(announced.remaining, announced.reset_s, rate, cost)
-                guess = 0.0 if bucket.known else max(cost, rate * self.TOKEN_BURST_S)  # nothing proven yet
-                capacity = max(bucket.capacity if bucket.synced else 0.0, seen or guess, 1.0)
-                if kind == "tokens" and self._token_burst:  # the minute's numbers, a shorter burst enforced
-                    capacity = min(capacity, self._token_burst)
-                bucket.learn(rate, min(capacity, announced.limit or capacity), now)
-                if kind == "requests":  # the provider's own numbers replace spacing guesses
-                    self._floor = self._interval = 0.0
-                    self._pacing = "headers"
-            if announced.remaining is not None and not (kind == "tokens" and announced.remaining > (
-                    self._token_burst or float("inf"))):  # a minute's remaining over the burst says nothing of it
-                level = announced.remaining
-                if announced.reset_s is not None and bucket.known:
-                    # "until full" in ms pins down the fraction the whole-number remaining rounds away
-                    precise = bucket.capacity - announced.reset_s * bucket.rate
-                    # ... and, behind a remaining of 0, how far below zero a request larger than the budget took it
-                    if announced.remaining - 0.01 <= precise < announced.remaining + 1 or \
-                            (announced.remaining <= 0 and precise < 0):
-                        level = precise
-                bucket.sync(level, ticket, later, now)
+        """Sync both budgets to `x-ratelimit-*` (`evaluation.header_sync`); the kinds the provider announced."""
+        found, rated = self._headers.apply(info.headers, ticket, self._tickets.after(ticket), now, self._token_burst)
+        if "requests" in rated:  # the provider's own numbers replace spacing guesses
+            self._spacing.clear()
+            self._pacing = "headers"
         return found
-
-    def _rate_of(self, kind: Kind, announced: Budget) -> float | None:
-        """`limit` per minute, unless two answers showed it is the figure of a shorter period (then its rate)."""
-        earlier, self._announced[kind] = self._announced.get(kind), announced
-        if earlier is not None and (short := short_period_rate(earlier, announced)) is not None:
-            self._short_rate[kind] = short
-        return self._short_rate.get(kind) or announced.rate_per_s
 
     def _apply_notice(self, info: ResponseInfo, ticket: Ticket, now: float, *, skip: set[Kind], asked: float) -> bool:
         """Learn a limit a 429's message names (unless its kind is in `skip`: the headers told it); True if named."""
@@ -352,45 +301,9 @@ class RateLimiter:
                 later = self._tickets.after(ticket)[1]
                 self._tokens.sync(notice.remaining, ticket, later, now)
         elif not self._requests.known:
-            self._floor = max(self._floor, 1.0 / notice.rate_per_s * (1.0 + self._safety))
-            self._interval = max(self._interval, self._floor)
+            self._spacing.keep_to(notice.rate_per_s)
             self._pacing = "known"
         return True
-
-    def _widen(self, now: float, retry_after: float | None) -> None:
-        """Slow down once per episode (429s of requests already in flight belong to the same one).
-
-        To a little under the pace that got through; knowing nothing yet, to the server's short Retry-After (a
-        steady-rate limit's spacing), else to half speed.
-        """
-        achieved = self._achieved_interval(now)
-        if achieved is not None:
-            widened = achieved * 1.05
-        elif retry_after is not None and 0 < retry_after <= self.RESET_S:
-            widened = retry_after
-        else:
-            widened = self._interval * 1.5
-        self._interval = max(self._floor, self._interval * 1.05, widened, 0.01)
-
-    def _achieved_interval(self, now: float) -> float | None:
-        """Mean gap between the latest successes (up to RECENT of them, within the last minute).
-
-        The pace the provider let through just before it said no. None when too few requests got through to tell.
-        """
-        self._trim(now)
-        count = min(len(self._successes), self.RECENT)
-        if count < 3:
-            return None
-        since = self._successes[-count]
-        # Time spent waiting for a quota reset says nothing about the pace: leave it out.
-        reset = sum(max(0.0, min(end, now) - max(start, since)) for start, end in self._resets)
-        return max(0.0, now - since - reset) / count
-
-    def _trim(self, now: float) -> None:
-        while self._successes and now - self._successes[0] > self.WINDOW_S:
-            self._successes.popleft()
-        while self._resets and now - self._resets[0][1] > self.WINDOW_S:
-            self._resets.popleft()
 
     def _check_stop(self) -> None:
         if self._stop is not None and self._stop.is_set():

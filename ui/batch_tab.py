@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -13,11 +13,11 @@ from evaluation.scorer import DEFAULT_SCORER
 from ui.background import BatchControl
 from ui.batch import SCORER_CHOICES, BatchView, run_stream
 from ui.forms import LEVELS, MAX_CONCURRENCY, SOURCE_LABELS, BatchForm, FormError, source_of
-from ui.run_fields import attempts_ceiling, iteration_ceiling, run_attempts, run_iterations
+from ui.run_fields import attempts_ceiling, iterations_field, run_attempts, run_iterations
 from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
-from ui.strategy_field import STRATEGIES, run_strategy
+from ui.strategy_field import run_strategy, strategy_field
 from ui.tab import TabContext
 from ui.tables import RESULT_HEADERS, parse_task_ids
 from visitors.access import username_of
@@ -63,8 +63,8 @@ class BatchTab:
 
 def _run_choices(settings: Settings) -> tuple[gr.Dropdown, gr.Number]:
     """The scorer and the iteration cap of a run (a resumed run keeps the scorer it started with)."""
-    iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1, maximum=iteration_ceiling(settings),
-                           elem_id="batch-max-iterations", label="Max iterations per task (kept in the run's run.json)")
+    iterations = iterations_field(settings, elem_id="batch-max-iterations",
+                                  label="Max iterations per task (kept in the run's run.json)")
     scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, label="Scorer", elem_id="batch-scorer",
                          info="How answers are scored; a resumed run keeps the scorer it started with.")
     return scorer, iterations
@@ -109,8 +109,8 @@ def _layout(settings: Settings) -> BatchTab:
         with gr.Column():
             form, adaptive = _form_components(settings)
             choosers = _run_choices(settings)
-            strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, elem_id="batch-strategy",
-                                   label="Strategy (kept in the run's run.json; a resume keeps the run's own)")
+            strategy = strategy_field(settings, elem_id="batch-strategy",
+                                      label="Strategy (kept in the run's run.json; a resume keeps the run's own)")
             attempts = gr.Number(value=settings.ATTEMPTS, precision=0, minimum=1, maximum=attempts_ceiling(settings),
                                  elem_id="batch-attempts", label="Attempts per task (voted)",
                                  info="Above 1: each task is solved K times, the majority answer kept; the summary "
@@ -219,6 +219,25 @@ class BatchHandlers:
         return gr.Dropdown(choices=found), gr.Dropdown(choices=found), gr.Dropdown(choices=resumable, value=None)
 
 
+def _folder_handler(settings: Settings, h: BatchHandlers, *, rerun: bool) -> Callable[..., Iterator[tuple[Any, ...]]]:
+    """The Resume handler, or with `rerun` the Re-run-failures one: the form and a picked run folder as inputs."""
+    def handler(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
+                concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
+                control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
+                strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
+                request: gr.Request = None,  # type: ignore[assignment]
+                progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
+        form = _batch_form(settings, (source, split, data_dir, level, max_samples, task_ids, concurrency,
+                                      question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
+        if rerun:
+            yield from h.views(form, control_state, visitor, profile, request, progress, resume=False,
+                               rerun_of=run_dir or "")
+        else:
+            yield from h.views(form, control_state, visitor, profile, request, progress, resume=True,
+                               resume_dir=run_dir or None)
+    return handler
+
+
 def _batch_form(settings: Settings, fields: tuple[Any, ...], iterations: Any, strategy: Any,
                 attempts: Any) -> BatchForm:
     """The form from the tab's fields (source … scorer, in BatchForm's order) and its run fields, checked."""
@@ -234,7 +253,7 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
         tab = _layout(settings)
     h = BatchHandlers(demo, settings, runtime)
 
-    # Two handlers (not one with a flag) so each is its own API endpoint with the form as its inputs.
+    # A handler per button (not one with a flag) so each is its own API endpoint with the form as its inputs.
     def evaluate(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
                  concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
                  control_state: BatchControl, visitor: Session, iterations: Any = None, strategy: Any = None,
@@ -244,31 +263,12 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
                                       question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
         yield from h.views(form, control_state, visitor, profile, request, progress, resume=False)
 
-    def resume(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
-               concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
-               control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
-               strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
-               request: gr.Request = None,  # type: ignore[assignment]
-               progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
-        form = _batch_form(settings, (source, split, data_dir, level, max_samples, task_ids, concurrency,
-                                      question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
-        yield from h.views(form, control_state, visitor, profile, request, progress, resume=True,
-                           resume_dir=run_dir or None)
+    resume = _folder_handler(settings, h, rerun=False)
 
     def compare_visible(run_a: str | None, run_b: str | None, visitor: Session) -> str:
         return compare(run_a, run_b, settings, visitor)
 
-    def rerun(source: str, split: str, data_dir: str, level: Any, max_samples: Any, task_ids: str,
-              concurrency: Any, question_delay: Any, use_rag: bool, username: str, scorer_name: str | None,
-              control_state: BatchControl, visitor: Session, run_dir: str | None = None, iterations: Any = None,
-              strategy: Any = None, attempts: Any = None, profile: gr.OAuthProfile | None = None,
-              request: gr.Request = None,  # type: ignore[assignment]
-              progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, ...]]:  # noqa: B008 - gradio injects both
-        form = _batch_form(settings, (source, split, data_dir, level, max_samples, task_ids, concurrency,
-                                      question_delay, use_rag, username, scorer_name), iterations, strategy, attempts)
-        yield from h.views(form, control_state, visitor, profile, request, progress, resume=False,
-                           rerun_of=run_dir or "")
-
+    rerun = _folder_handler(settings, h, rerun=True)
     _wire(demo, settings, tab, h, evaluate, resume, compare_visible, session)
     assert tab.strategy_state is not None
     assert tab.attempts_state is not None

@@ -15,10 +15,10 @@ from ui.batch import FOLDER_HELP, SCORER_CHOICES, load_samples
 from ui.debug import AskOutput, ask_stream, attachment_line, loaded_message, preview_attachment, rag_lookup
 from ui.forms import LEVELS, SOURCE_LABELS, AskForm, FormError, PickForm, source_of
 from ui.rerun_panel import rerun_panel, wire_rerun
-from ui.run_fields import iteration_ceiling, run_iterations
+from ui.run_fields import iterations_field, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
-from ui.strategy_field import STRATEGIES, run_strategy
+from ui.strategy_field import run_strategy, strategy_field
 from ui.tab import TabContext
 from ui.tables import SAMPLE_HEADERS, parse_task_ids, sample_rows, task_choices
 from ui.text import shown
@@ -91,11 +91,10 @@ def _layout(settings: Settings) -> DebugTab:
                     use_rag = gr.Checkbox(value=settings.RAG_ENABLED, label="Use the RAG knowledge base")
                     scorer = gr.Dropdown(SCORER_CHOICES, value=DEFAULT_SCORER, elem_id="debug-scorer",
                                          label="Scorer (a picked task's verdict)")
-                    max_iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
-                                               maximum=iteration_ceiling(settings), elem_id="max-iterations",
-                                               label="Max iterations (this question)")
-                    strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, elem_id="strategy",
-                                           label="Strategy (react: one loop · team: orchestrator and workers)")
+                    max_iterations = iterations_field(settings, elem_id="max-iterations",
+                                                      label="Max iterations (this question)")
+                    strategy = strategy_field(settings, elem_id="strategy",
+                                              label="Strategy (react: one loop · team: orchestrator and workers)")
                     task_info = gr.Markdown(FREE_QUESTION, elem_id="task-info", label="Task")
             with gr.Row():
                 ask_btn = gr.Button("▶ Run", variant="primary", elem_id="ask-btn")

@@ -13,10 +13,10 @@ import gradio as gr
 from config import Settings
 from ui.debug import attachment_for, traces_folder
 from ui.rerun import RerunChoice, rerun_view
-from ui.run_fields import iteration_ceiling, run_iterations
+from ui.run_fields import iterations_field, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, public_text
-from ui.strategy_field import STRATEGIES, run_strategy
+from ui.strategy_field import run_strategy, strategy_field
 from visitors.endpoints import admit
 
 CHECK_CHOICES: tuple[Literal["on", "off"], ...] = ("on", "off")
@@ -64,11 +64,8 @@ def rerun_panel(settings: Settings) -> RerunPanel:
     with gr.Accordion("Re-run this task with edited settings", open=False, elem_id="rerun-panel"):
         with gr.Row():
             model = gr.Textbox(value=settings.MODEL_NAME, label="Model", elem_id="rerun-model")
-            strategy = gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, label="Strategy",
-                                   elem_id="rerun-strategy")
-            iterations = gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1,
-                                   maximum=iteration_ceiling(settings), label="Max iterations",
-                                   elem_id="rerun-iterations")
+            strategy = strategy_field(settings, label="Strategy", elem_id="rerun-strategy")
+            iterations = iterations_field(settings, label="Max iterations", elem_id="rerun-iterations")
             answer_check = gr.Radio(list(CHECK_CHOICES), value=settings.ANSWER_CHECK, label="Answer check",
                                     elem_id="rerun-answer-check")
             replay = gr.Checkbox(value=True, label="Replay the first run's tool calls", elem_id="rerun-replay")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import gradio as gr
+
 from config import Settings
 
 if TYPE_CHECKING:
@@ -22,6 +24,12 @@ ATTEMPTS_CEILING = 5
 def iteration_ceiling(settings: Settings) -> int:
     """The largest iteration cap the tabs accept."""
     return max(ITERATIONS_CEILING, settings.MAX_ITERATIONS)
+
+
+def iterations_field(settings: Settings, *, label: str, elem_id: str) -> gr.Number:
+    """The iteration-cap field: MAX_ITERATIONS to start with, 1 … `iteration_ceiling` in the browser too."""
+    return gr.Number(value=settings.MAX_ITERATIONS, precision=0, minimum=1, maximum=iteration_ceiling(settings),
+                     label=label, elem_id=elem_id)
 
 
 def _clamped(value: Any, ceiling: int) -> int | None:

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from config import Strategy
+import gradio as gr
+
+from config import Settings, Strategy
 
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+
+
+def strategy_field(settings: Settings, *, label: str, elem_id: str) -> gr.Dropdown:
+    """The Strategy dropdown, AGENT_STRATEGY picked to start with."""
+    return gr.Dropdown(list(STRATEGIES), value=settings.AGENT_STRATEGY, label=label, elem_id=elem_id)
 
 
 def run_strategy(value: Any) -> Strategy | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from agent.events import AnswerExtracted, ToolCall, ToolResult
 from config import load_settings
 from tests.support.openai_server import ScriptedOpenAI, call, say, tool_results
-from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of
+from tests.support.team_script import TeamScript, orchestrator_script
 from tests.support.web_server import LocalWebServer
 from tests.support.web_server import Reply as WebReply
 from ui.debug import write_trace
@@ -82,15 +82,8 @@ def test_rerun_with_the_team_strategy_and_the_answer_check_on_replays_the_worker
                 return say("FINAL ANSWER: 17")
             return say("FINAL ANSWER: $17") if tool_results(body) else call("fetch_webpage", url=site.url("/price"))
 
-        def orchestrator(body: dict) -> object:
-            kind = kind_of(body)
-            if kind == "ledger":
-                return say(LEDGER_TEXT)
-            if kind == "round":
-                return delegate_calls(("researcher", f"Read {site.url('/price')} and report the price."))
-            if kind == "progress":
-                return say('{"satisfied": true, "looping": false, "progress": true, "next_step": "answer"}')
-            return say("FINAL ANSWER: $17")
+        orchestrator = orchestrator_script(("researcher", f"Read {site.url('/price')} and report the price."),
+                                           answer=say("FINAL ANSWER: $17"))
 
         def researcher(body: dict) -> object:
             return say("The page says $17.") if tool_results(body) else call("fetch_webpage", url=site.url("/price"))

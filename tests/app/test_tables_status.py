@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from evaluation.dataset import Sample
 from evaluation.records import TaskRecord
 from evaluation.run_summary import RunSummary
 from ui.status import LLM_MISSING, format_duration, preload_status, progress_line, run_summary
@@ -31,21 +30,8 @@ def test_merge_record_replaces_the_same_task():
     assert [r.task_id for r in merged] == ["b", "a"] and merged[-1].predicted == "new"
 
 
-@dataclass
-class FakeSample:
-    task_id: str
-    question: str
-    level: int
-    final_answer: str
-    file_name: str = ""
-
-    @property
-    def has_answer(self) -> bool:
-        return self.final_answer not in ("", "?")
-
-
 def test_sample_rows_and_choices():
-    samples = [FakeSample("abcdef1234", "What   is\n2+2?", 1, "4"), FakeSample("zz", "Sum the sheet", 2, "?", "a.xlsx")]
+    samples = [Sample("abcdef1234", "What   is\n2+2?", 1, "4"), Sample("zz", "Sum the sheet", 2, "?", "a.xlsx")]
     assert sample_rows(samples) == [["abcdef1234", 1, "What is 2+2?", "", "4"],
                                     ["zz", 2, "Sum the sheet", "a.xlsx", "?"]]
     labels = task_choices(samples)

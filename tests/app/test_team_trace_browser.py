@@ -66,13 +66,18 @@ def app_server(model_server, scoring_api, tmp_path_factory):
         yield app
 
 
+def _ask_as_a_team(page: Any) -> None:
+    """Pick the team strategy in the Debug tab, ask the question and wait for its answer."""
+    page.click("#strategy input")
+    page.get_by_role("option", name="team").click()
+    page.fill("#question textarea", "What is 2**10 + 17*2?")
+    page.click("#ask-btn")
+    page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+
+
 def test_debug_tab_shows_a_team_run(browser, app_server, model_server):
     with app_page(browser, app_server.url, height=1100) as page:
-        page.click("#strategy input")
-        page.get_by_role("option", name="team").click()
-        page.fill("#question textarea", "What is 2**10 + 17*2?")
-        page.click("#ask-btn")
-        page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+        _ask_as_a_team(page)
         trace = page.inner_text("#trace")
         for step in ("Task ledger", "Progress check (round 1): satisfied yes", "👷 coder · 2 step(s)", "delegate"):
             assert step in trace, step
@@ -89,11 +94,7 @@ def test_debug_tab_shows_a_team_run(browser, app_server, model_server):
 
 def test_rerun_this_task_with_another_strategy_shows_both_traces_and_where_they_part(browser, app_server):
     with app_page(browser, app_server.url, height=1400) as page:
-        page.click("#strategy input")
-        page.get_by_role("option", name="team").click()
-        page.fill("#question textarea", "What is 2**10 + 17*2?")
-        page.click("#ask-btn")
-        page.wait_for_function("document.querySelector('#answer textarea').value === '1058'", timeout=60_000)
+        _ask_as_a_team(page)
         page.get_by_text("Re-run this task with edited settings").click()
         assert page.input_value("#rerun-strategy input") == "team"  # the panel starts from the run's settings
         page.click("#rerun-strategy input")

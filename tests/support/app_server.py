@@ -48,7 +48,7 @@ class AppServer(ProcessLoopbackServer):
     def __init__(self, env: Mapping[str, str] | None = None, *, timeout: float = 60.0,
                  args: tuple[str, ...] = (), root: Path = ROOT, user: int | None = None) -> None:
         super().__init__(timeout=timeout)
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.url = f"{self.base}/"
         self.args = args
         self.root, self.user = root, user
         """The app folder to run (`root/app.py`, cwd) and the uid to run it as (None: this process's)."""

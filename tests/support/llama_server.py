@@ -63,7 +63,7 @@ class LlamaServer(ProcessLoopbackServer):
     @property
     def url(self) -> str:
         """Base URL to put in OPENAI_BASE_URL."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.base}/v1"
 
     @property
     def ready_url(self) -> str:
@@ -107,7 +107,7 @@ class RecordingProxy(HTTPLoopbackServer):
     @property
     def url(self) -> str:
         """Base URL to put in OPENAI_BASE_URL."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.base}/v1"
 
     def chat(self) -> list[Exchange]:
         """The chat-completion exchanges, in order."""

@@ -72,6 +72,11 @@ class LoopbackServer(ABC):
     def running(self) -> bool:
         """True between a successful `start()` and `stop()`."""
 
+    @property
+    def base(self) -> str:
+        """`http://HOST:PORT`, what every URL of this server starts with."""
+        return f"http://{self.host}:{self.port}"
+
     @abstractmethod
     def _serve(self) -> None:
         """Begin serving (called by `start()` when not running); raise when the server cannot come up."""

@@ -199,7 +199,7 @@ class ScriptedOpenAI(HTTPLoopbackServer):
     @property
     def url(self) -> str:
         """Base URL to put in OPENAI_BASE_URL."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.base}/v1"
 
     def start(self, port: int = 0) -> Self:
         """Bind a loopback port (default: an ephemeral one) and serve in a daemon thread."""

@@ -64,7 +64,7 @@ class ScoringServer(HTTPLoopbackServer):
     @property
     def url(self) -> str:
         """Base URL (SCORING_API_URL)."""
-        return f"http://127.0.0.1:{self.port}"
+        return self.base
 
     def inject(self, endpoint: str, *faults: int | str | None) -> None:
         """Queue faults for 'questions', 'files' or 'submit'."""

@@ -93,13 +93,8 @@ class LocalWebServer(HTTPLoopbackServer):
         return Handler
 
     @property
-    def base(self) -> str:
-        """`http://HOST:PORT`."""
-        return f"http://{self.host_port}"
-
-    @property
     def host_port(self) -> str:
-        """`127.0.0.1:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
+        """`HOST:PORT`, the FETCH_ALLOWED_HOSTS entry that lets fetching tools reach this server."""
         return f"{self.host}:{self.port}"
 
     def url(self, path: str) -> str:

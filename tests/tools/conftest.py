@@ -19,6 +19,16 @@ def _processes_running_before_the_test(request):
 
 
 @pytest.fixture(scope="module")
+def site(request):
+    """The module's loopback site, served for the module by its `SITE` (e.g. tests/support/js_sites.js_sites).
+
+    A module that builds its site otherwise defines its own `site` fixture instead.
+    """
+    with request.module.SITE() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
 def browser(site):
     """The browser tools over the module's `site` only, one shared Chromium for the module."""
     from tests.support.js_sites import BrowserHarness

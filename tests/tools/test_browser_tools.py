@@ -10,18 +10,12 @@ import re
 import threading
 from pathlib import Path
 
-import pytest
-
 from tests.support.chromium import browser_tool_marks
 from tests.support.js_sites import BrowserHarness, expected_count, js_sites, ref_of
 
 pytestmark = browser_tool_marks()
-
-
-@pytest.fixture(scope="module")
-def site():
-    with js_sites() as server:
-        yield server
+SITE = js_sites
+"""The site the `site` fixture of tests/tools/conftest.py serves for this module."""
 
 
 def test_search_box_results_and_a_detail_page_rendered_by_javascript(run, site):

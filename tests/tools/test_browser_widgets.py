@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from tests.support.chromium import browser_tool_marks
 from tests.support.js_sites import ref_of
 from tests.support.widget_sites import LONG_TEXT, widget_sites
 
 pytestmark = browser_tool_marks()
-
-
-@pytest.fixture(scope="module")
-def site():
-    with widget_sites() as server:
-        yield server
+SITE = widget_sites
+"""The site the `site` fixture of tests/tools/conftest.py serves for this module."""
 
 
 def test_headers_drawn_as_h3_role_tab_get_refs_and_open_their_panel(run, site):

@@ -57,15 +57,13 @@ def _page_tools(run_of: RunOf) -> list[BaseTool]:
         if where not in DIRECTIONS:
             raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: s.scroll(where)), work, changes=True)
+        return run.act(lambda s: s.scroll(where), work, changes=True)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_back(config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
         """Go back to the previous page in the browser's history and show it."""
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: s.back()), work)
+        return run.act(lambda s: s.back(), work)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_snapshot(config: RunnableConfig, page: int = 1) -> Reply:  # noqa: D417 - config is injected
@@ -94,8 +92,7 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             ref: The element's ref from the latest snapshot, e.g. "e12".
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: s.act(ref, "click")), work)
+        return run.act(lambda s: s.act(ref, "click"), work)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_type(ref: str, text: str, config: RunnableConfig, submit: bool = False) -> Reply:  # noqa: D417
@@ -110,8 +107,7 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             submit: True to press Enter after typing (submits a search box or form).
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: widgets.type_checked(s, ref, text, submit)), work)
+        return run.act(lambda s: widgets.type_checked(s, ref, text, submit), work)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_select(ref: str, option: str | list[str], config: RunnableConfig) -> Reply:  # noqa: D417
@@ -138,7 +134,6 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             ref: The element's ref from the latest snapshot, e.g. "e20".
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: s.act(ref, "hover")), work, changes=True)
+        return run.act(lambda s: s.act(ref, "hover"), work, changes=True)
 
     return [browser_click, browser_type, browser_select, browser_hover]

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 
 from config import Settings
 from tools.browser.engine import BrowserEngine
-from tools.browser.session import BrowserSession, Capture
+from tools.browser.session import THUMBNAIL_WIDTH, BrowserSession, Capture
 from tools.browser.widgets import ShotFrame
 from tools.core.artifacts import Reply, ToolArtifact
 from tools.core.errors import ToolFailure
@@ -29,21 +29,31 @@ from tools.search import blocked_prefixes
 from tools.web.download import check_url
 from tools.web.netguard import NetPolicy, check_target
 
-THUMBNAIL_WIDTH = 320
 T = TypeVar("T")
 
 
 def thumbnail_url(image_bytes: bytes | None, width: int = THUMBNAIL_WIDTH) -> str | None:
-    """A small JPEG data URL of a screenshot (for the trace), or None."""
+    """A JPEG data URL of a screenshot at most `width` wide (for the trace); None for no bytes or no image.
+
+    A JPEG already that small (the session's own thumbnail) is used as it is: only its header is read.
+    """
     if not image_bytes:
         return None
     from PIL import Image
 
-    image = Image.open(io.BytesIO(image_bytes)).convert("RGB")
-    image.thumbnail((width, width * 2))
-    out = io.BytesIO()
-    image.save(out, format="JPEG", quality=60)
-    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+    try:
+        with Image.open(io.BytesIO(image_bytes)) as image:
+            if image.format == "JPEG" and image.width <= width and image.height <= width * 2:
+                small = image_bytes
+            else:
+                picture = image.convert("RGB")
+                picture.thumbnail((width, width * 2))
+                out = io.BytesIO()
+                picture.save(out, format="JPEG", quality=60)
+                small = out.getvalue()
+    except (OSError, ValueError, Image.DecompressionBombError):  # not an image, or a broken one
+        return None
+    return "data:image/jpeg;base64," + base64.b64encode(small).decode("ascii")
 
 
 @dataclass
@@ -95,6 +105,11 @@ class BrowserRun:
         session, self.session = self.session, None
         if session is not None:
             self.engine.submit(lambda _browser: session.close(), key=self)
+
+    def act(self, action: Callable[[BrowserSession], Capture], run: RunServices, changes: bool = False) -> Reply:
+        """`action` on the open page (ToolFailure naming browser_open when there is none), answered by `reply`."""
+        opened(self)
+        return self.reply(self.run(action), run, changes=changes)
 
     def reply(self, capture: Capture, run: RunServices, page: int = 1, changes: bool = False) -> Reply:
         """The snapshot as a paged reply; it becomes what find_in_page("browser", …) searches.

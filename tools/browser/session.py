@@ -5,11 +5,13 @@ ref counter lives here, so a ref number is never given twice in a run. After eac
 given time to settle — network idle for 0.5 s and the DOM quiet, capped at `settle_s` — and then the
 whole page is walked into a snapshot. Popups and `target=_blank` links open in the run's one tab; a
 JavaScript dialog is accepted and its text noted; a download is not saved by the browser (the reply
-names its URL for fetch_webpage, which saves files under the workspace's caps).
+names its URL for fetch_webpage, which saves files under the workspace's caps). The trace's thumbnail
+of each action is rendered small by Chromium itself, through the tab's DevTools (CDP) session.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import re
 import time
@@ -28,6 +30,11 @@ FRAME_WAIT_MS = 3000
 """How long a frame's document is waited for in a snapshot (a frame that never gets one is left out)."""
 MAX_NODES = 30000
 """Elements one snapshot walks at most (a huge page's snapshot says where it stopped)."""
+THUMBNAIL_WIDTH = 320
+"""The width, in pixels, of an action's thumbnail in the trace."""
+THUMBNAIL_QUALITY = 60
+SHOT_TIMEOUT_S = 3.0
+"""How long a thumbnail may take (a renderer kept busy by a script gets no thumbnail)."""
 
 SCROLL_JS = r"""
 (direction) => {
@@ -106,8 +113,11 @@ class BrowserSession:
         self._refusal_for = refusal_for
         self._settle = Settle()
         self._popups: list[str] = []
+        self._devtools: Any = None
+        self._devtools_usable = True
         self.page = self.context.new_page()
         self._watch(self.page)
+        self.page.on("close", self._drop_devtools)
         self.context.on("page", self._popup)
 
     def _watch(self, page: Any) -> None:
@@ -282,13 +292,43 @@ class BrowserSession:
             self.page.goto("about:blank")
             lines = []
         notes, self.notes = self.notes, []
-        shot = None
-        if thumbnail:
-            try:
-                shot = bytes(self.page.screenshot(type="jpeg", quality=45, timeout=3000))
-            except Exception:  # noqa: BLE001 - a thumbnail is a nicety for the trace
-                shot = None
+        shot = self.thumbnail() if thumbnail else None
         return Capture(self.page.url, _title(self.page), lines, notes, shot)
+
+    def thumbnail(self) -> bytes | None:
+        """A JPEG of the viewport, THUMBNAIL_WIDTH wide, or None: a thumbnail is a nicety for the trace.
+
+        Chromium renders it at that size through the tab's CDP session: a third of the browser's CPU of
+        a full-size screenshot, and nothing for Python to decode and shrink. Without CDP (not Chromium, or
+        a command it refused) Playwright's full-size screenshot is taken instead, and shrunk by the reply.
+        """
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            devtools = self._tab_devtools()
+            if devtools is not None:
+                return _small_shot(devtools)
+        except PlaywrightTimeout:
+            return None  # a busy renderer: Playwright's screenshot would wait as long again
+        except Exception:  # noqa: BLE001 - this session keeps to Playwright's screenshot from now on
+            self._drop_devtools()
+            self._devtools_usable = False
+        try:
+            return bytes(self.page.screenshot(type="jpeg", quality=45, timeout=SHOT_TIMEOUT_S * 1000))
+        except Exception:  # noqa: BLE001 - no thumbnail this time
+            return None
+
+    def _tab_devtools(self) -> Any:
+        """The tab's CDP session: made at first use, kept until the tab closes; None where there is none."""
+        if self._devtools is None and self._devtools_usable:
+            try:
+                self._devtools = self.context.new_cdp_session(self.page)
+            except Exception:  # noqa: BLE001 - not Chromium
+                self._devtools_usable = False
+        return self._devtools
+
+    def _drop_devtools(self, _page: Any = None) -> None:
+        self._devtools = None
 
     def _wait_settled(self, since: float) -> bool:
         """Wait for network idle and a quiet DOM; False if `settle_s` ended first."""
@@ -316,6 +356,19 @@ class BrowserSession:
         """Close the run's context: its tab, cookies and storage go with it."""
         with contextlib.suppress(Exception):  # the browser may already be gone
             self.context.close()
+
+
+def _small_shot(devtools: Any) -> bytes:
+    """The visible part of the page (where it is scrolled to, as big as the viewport really is), rendered small."""
+    deadline = time.monotonic() + SHOT_TIMEOUT_S
+    view = devtools.send("Page.getLayoutMetrics", timeout=SHOT_TIMEOUT_S * 1000)["cssVisualViewport"]
+    width = max(1.0, float(view["clientWidth"]))
+    clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": view["clientHeight"],
+            "scale": min(1.0, THUMBNAIL_WIDTH / width)}  # the clip is in page coordinates, not the viewport's
+    left_ms = max(100.0, (deadline - time.monotonic()) * 1000)
+    shot = devtools.send("Page.captureScreenshot", {"format": "jpeg", "quality": THUMBNAIL_QUALITY, "clip": clip},
+                         timeout=left_ms)
+    return base64.b64decode(shot["data"])
 
 
 def _click(element: Any) -> None:

@@ -59,8 +59,7 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
             ref: The element's ref from the latest snapshot, e.g. "e7"; empty for the focused element.
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: widgets.press(s, key, ref)), work, changes=True)
+        return run.act(lambda s: widgets.press(s, key, ref), work, changes=True)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_drag(from_ref: str, to_ref: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
@@ -71,8 +70,7 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
             to_ref: The ref of the element to drop it on, e.g. "e9" (it lands at that element's place).
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: widgets.drag(s, from_ref, to_ref)), work)
+        return run.act(lambda s: widgets.drag(s, from_ref, to_ref), work)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_click_at(x: int, y: int, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
@@ -85,8 +83,7 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
             y: CSS pixels from the top edge of the last screenshot.
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: widgets.at_point(s, run.shot, x, y, True)), work, changes=True)
+        return run.act(lambda s: widgets.at_point(s, run.shot, x, y, True), work, changes=True)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_hover_at(x: int, y: int, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
@@ -97,8 +94,7 @@ def make_widget_tools(run_of: RunOf) -> list[BaseTool]:
             y: CSS pixels from the top edge of the last screenshot.
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: widgets.at_point(s, run.shot, x, y, False)), work, changes=True)
+        return run.act(lambda s: widgets.at_point(s, run.shot, x, y, False), work, changes=True)
 
     return [browser_press, browser_drag, browser_click_at, browser_hover_at, *_text_and_file_tools(run_of)]
 
@@ -114,8 +110,7 @@ def _text_and_file_tools(run_of: RunOf) -> list[BaseTool]:
             text: The words to select, copied from the snapshot; empty to select all of the element's text.
         """
         run, work = run_of(config)
-        opened(run)
-        return run.reply(run.run(lambda s: widgets.select_text(s, ref, text)), work, changes=True)
+        return run.act(lambda s: widgets.select_text(s, ref, text), work, changes=True)
 
     @tool(response_format=CONTENT_AND_ARTIFACT)
     def browser_upload(ref: str, path: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected

@@ -6,6 +6,7 @@ trace as an internal error, and (under tests) raises it.
 
 from __future__ import annotations
 
+import importlib
 from typing import Literal
 
 ErrorKind = Literal[
@@ -40,3 +41,12 @@ class MissingDependency(Exception):
         super().__init__(reason)
         self.tools = tools
         self.reason = reason
+
+
+def require_modules(tools: list[str], install: str, *modules: str) -> None:
+    """MissingDependency for `tools` unless every one of `modules` imports; `install` is the command that adds them."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise MissingDependency(tools, f"{module} is not installed ({exc}); run `{install}`.") from None

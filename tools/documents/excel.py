@@ -11,7 +11,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.core.context import ToolContext
-from tools.core.errors import MissingDependency
+from tools.core.errors import require_modules
 from tools.core.paging import read_paged
 from tools.core.paths import human_size, resolve_path
 from tools.documents.excel_reader import SCAN_ROWS
@@ -20,12 +20,7 @@ from tools.documents.isolated import document_limits, parse_document
 
 def make_excel_tools(settings: Settings) -> list[BaseTool]:
     """Build parse_excel; raises MissingDependency when openpyxl or xlrd is not installed."""
-    try:
-        import openpyxl  # noqa: F401
-        import xlrd  # noqa: F401
-    except ImportError as exc:
-        raise MissingDependency(["parse_excel"],
-                                f"{exc.name} is not installed; run `pip install openpyxl xlrd`.") from None
+    require_modules(["parse_excel"], "pip install openpyxl xlrd", "openpyxl", "xlrd")
 
     budget = settings.MAX_FILE_SIZE
 

@@ -3,37 +3,40 @@
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tools.core.errors import ToolFailure
 from tools.documents.tables import markdown_table
 
-
-def _open_failure(path: Path, kind: str, exc: Exception) -> ToolFailure:
-    return ToolFailure(f"{path.name} is not a readable {kind} file ({type(exc).__name__}: {str(exc)[:120]}); "
-                       "it may be corrupt or mislabelled. Check the file, or try a different copy.", "corrupt_file")
+T = TypeVar("T")
 
 
-def _check_size(path: Path) -> None:
-    """Refuse a file whose zip directory says it unpacks past the caps (a 1 MB docx can hold 300 MB of XML)."""
+def _open_package(path: Path, kind: str, open_file: Callable[[str], T], package_error: type[Exception]) -> T:
+    """`open_file(path)` once the zip directory passed the caps; ToolFailure when it is too big or unreadable.
+
+    The caps come first: a 1 MB docx can hold 300 MB of XML. `package_error` is the library's own "not a package".
+    """
     from tools.documents.bounded import document_problem
 
     if (problem := document_problem(path)) is not None:
         raise ToolFailure(f"{path.name} is not parsed: {problem}.", "size_limit")
+    try:
+        return open_file(str(path))
+    except (package_error, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise ToolFailure(f"{path.name} is not a readable {kind} file ({type(exc).__name__}: {str(exc)[:120]}); "
+                          "it may be corrupt or mislabelled. Check the file, or try a different copy.",
+                          "corrupt_file") from None
 
 
 def docx_to_text(path: Path) -> str:
     """Paragraphs (headings marked with #) and tables (markdown), in the order they appear."""
-    _check_size(path)
     from docx import Document
     from docx.opc.exceptions import PackageNotFoundError
     from docx.table import Table
 
-    try:
-        document = Document(str(path))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise _open_failure(path, "Word (.docx)", exc) from None
+    document = _open_package(path, "Word (.docx)", Document, PackageNotFoundError)
     parts: list[str] = []
     tables = 0
     for block in document.iter_inner_content():
@@ -77,14 +80,10 @@ def _unique_cells(cells: list[Any]) -> list[str]:
 
 def pptx_to_text(path: Path) -> str:
     """Each slide as '--- Slide N ---' with its title, text boxes, tables and speaker notes."""
-    _check_size(path)
     from pptx import Presentation
     from pptx.exc import PackageNotFoundError
 
-    try:
-        presentation = Presentation(str(path))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise _open_failure(path, "PowerPoint (.pptx)", exc) from None
+    presentation = _open_package(path, "PowerPoint (.pptx)", Presentation, PackageNotFoundError)
     slides = list(presentation.slides)
     parts = [f"{len(slides)} slide{'s' if len(slides) != 1 else ''}"]
     for number, slide in enumerate(slides, start=1):

@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.core.context import ToolContext
-from tools.core.errors import MissingDependency
+from tools.core.errors import require_modules
 from tools.core.paths import human_size, resolve_path
 from tools.documents.isolated import parse_document
 from tools.documents.pdf_parse import pdf_document, read_page
@@ -33,11 +33,7 @@ def pdf_to_text(source: Path | bytes, label: str = "PDF", char_budget: int | Non
 
 def make_pdf_tools(settings: Settings) -> list[BaseTool]:
     """Build parse_pdf; raises MissingDependency when pdfplumber is not installed."""
-    try:
-        import pdfplumber  # noqa: F401
-    except ImportError as exc:
-        raise MissingDependency(["parse_pdf"],
-                                f"pdfplumber is not installed ({exc}); run `pip install pdfplumber`.") from None
+    require_modules(["parse_pdf"], "pip install pdfplumber", "pdfplumber")
 
     budget = settings.MAX_FILE_SIZE
 

