@@ -22,7 +22,7 @@ from PIL import Image
 from tests.support.chromium import browser_tool_marks
 from tests.support.web_server import LocalWebServer, Reply
 from tools.browser.run import thumbnail_url
-from tools.browser.session import SHOT_TIMEOUT_S, THUMBNAIL_WIDTH
+from tools.browser.session import THUMBNAIL_WIDTH
 
 pytestmark = browser_tool_marks()
 
@@ -175,11 +175,10 @@ def _busy_beside_another(browser, site):
         def thumbnail_while_spinning(session):
             session.page.evaluate("() => { setTimeout(() => { while (true) {} }, 50); }")
             time.sleep(0.3)
-            began = time.monotonic()
-            return session.thumbnail(), time.monotonic() - began
+            return session.thumbnail()
 
-        shot, took = _run(browser, busy).run(thumbnail_while_spinning)
-        assert shot is None and SHOT_TIMEOUT_S - 0.5 < took < SHOT_TIMEOUT_S + 1.5  # CDP's own limit, no hang
+        # CDP's own limit ends the capture: it returns, before the engine's limit would end the whole action
+        assert _run(browser, busy).run(thumbnail_while_spinning) is None
         replies: list[str] = []
 
         def beside() -> None:
