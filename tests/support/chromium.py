@@ -17,6 +17,11 @@ BROWSER_MARKS = [
 ]
 """A browser test module's `pytestmark`."""
 
+SPINNING_RENDERERS = pytest.mark.xdist_group("spinning-renderers")
+"""For a module whose pages spin a renderer at full CPU to test the hang limits: such modules run on one worker,
+one after another (two spinning renderers at once, on 2 loaded cores, held the engine's kill of a hung page past the
+tool's own limit)."""
+
 
 def browser_tool_marks() -> list[pytest.MarkDecorator]:
     """A browser-tools test module's `pytestmark`: skipped where the tools themselves say they cannot run."""

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chromium import BROWSER_MARKS
+from tests.support.chromium import BROWSER_MARKS, SPINNING_RENDERERS
 from tests.support.web_server import LocalWebServer, Reply
 from tools.browser import guard
 from tools.browser.launch import decide_sandbox
 
-pytestmark = BROWSER_MARKS
+pytestmark = [*BROWSER_MARKS, SPINNING_RENDERERS]
 SECRET = "sk-canary-4f1d2e9b7c"
 MEMORY_MB = 384
 

@@ -19,12 +19,12 @@ import time
 import pytest
 from PIL import Image
 
-from tests.support.chromium import browser_tool_marks
+from tests.support.chromium import SPINNING_RENDERERS, browser_tool_marks
 from tests.support.web_server import LocalWebServer, Reply
 from tools.browser.run import thumbnail_url
 from tools.browser.session import THUMBNAIL_WIDTH
 
-pytestmark = browser_tool_marks()
+pytestmark = [*browser_tool_marks(), SPINNING_RENDERERS]
 
 
 def _page(style: str, body: str = "") -> Reply:

@@ -18,10 +18,11 @@ import subprocess
 import pytest
 
 from config import PROJECT_ROOT
+from tests.support.chromium import SPINNING_RENDERERS
 from tests.tools.test_sandbox_unprivileged import SITE, SYSTEM_PYTHON, _usable
 from tools.isolation.uids import lease
 
-pytestmark = [pytest.mark.integration, pytest.mark.browser,
+pytestmark = [pytest.mark.integration, pytest.mark.browser, SPINNING_RENDERERS,
               pytest.mark.skipif(not _usable(), reason="needs root, setpriv and a system Python of the venv's version")]
 
 SCRIPT = r"""
