@@ -107,3 +107,9 @@ def remove_groups_file(config: pytest.Config) -> None:
     """Controller, at the end: remove this run's groups file and its folder."""
     if _STASH in config.stash:
         shutil.rmtree(config.stash[_STASH].parent, ignore_errors=True)
+
+
+SANDBOXES = pytest.mark.xdist_group("sandboxes")
+"""For a module whose tests run sandboxed programs (fork bombs among them): such modules run on one worker, one
+after another. Side by side, a call's fork failed with EAGAIN (its user's process limit reached while another
+worker's killed fork bomb was still being reaped)."""

@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 
 from config import load_settings
+from tests.support.xdist_groups import SANDBOXES
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
 from tools.core.errors import MissingDependency
 from tools.core.registry import build_registry
 from tools.isolation import DEGRADED_LABEL, LANDLOCK_LABEL, Limits, make_sandbox_tools, run_sandboxed
 from tools.isolation import modes as sandbox_modes
 from tools.isolation import tool as sandbox_tool
+
+pytestmark = SANDBOXES
 
 BENIGN = {
     "math": ("import math; print(math.factorial(10), math.isqrt(99), round(math.pi, 5))", "3628800 9 3.14159"),

@@ -15,7 +15,10 @@ import pytest
 
 from config import PROJECT_ROOT
 from tests.support.counting_listener import TCPListener
+from tests.support.xdist_groups import SANDBOXES
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
+
+pytestmark = SANDBOXES
 
 SECRET = "sk-test-SANDBOX-must-not-see-9f3a7c"
 

@@ -129,6 +129,9 @@ def test_chmod_utime_chown_and_xattrs_of_host_files_change_nothing(backend, tmp_
 
 HOST_THREADS = """
 import os, threading, time
+from tests.support.xdist_groups import SANDBOXES
+
+pytestmark = SANDBOXES
 ready = threading.Event()
 def worker():
     print(os.getpid(), threading.get_native_id(), flush=True)

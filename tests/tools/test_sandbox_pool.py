@@ -6,11 +6,14 @@ import os
 import signal
 import time
 
+from tests.support.xdist_groups import SANDBOXES
 from tests.tools.test_sandbox_support import run, wait_no_leftovers
 from tools.isolation import Limits, run_sandboxed
 from tools.isolation.launcher import python_paths
 from tools.isolation.pool import SPARES, SparePool, attachment_key
 from tools.isolation.spawn import spawn
+
+pytestmark = SANDBOXES
 
 LIMITS = Limits(cpu_seconds=10, memory_mb=1024)
 

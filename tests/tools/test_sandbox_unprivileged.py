@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from config import PROJECT_ROOT
+from tests.support.xdist_groups import SANDBOXES
 from tools.isolation.uids import lease
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -29,7 +30,7 @@ def _usable() -> bool:
     return version.stdout.strip() == str(sys.version_info[:2]) and os.stat(SITE).st_mode & 0o005 == 0o005
 
 
-pytestmark = [pytest.mark.integration,
+pytestmark = [pytest.mark.integration, SANDBOXES,
               pytest.mark.skipif(not _usable(), reason="needs root, setpriv and a system Python of the venv's version")]
 
 
