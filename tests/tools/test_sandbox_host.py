@@ -22,8 +22,11 @@ from typing import Any
 import pytest
 
 from tests.support.counting_listener import UnixListener
+from tests.support.xdist_groups import SANDBOXES
 from tests.tools.test_sandbox_support import BACKENDS, body, run, wait_no_leftovers
 from tools.isolation.pool import SPARES
+
+pytestmark = SANDBOXES
 
 
 @pytest.fixture(params=BACKENDS)
@@ -129,9 +132,6 @@ def test_chmod_utime_chown_and_xattrs_of_host_files_change_nothing(backend, tmp_
 
 HOST_THREADS = """
 import os, threading, time
-from tests.support.xdist_groups import SANDBOXES
-
-pytestmark = SANDBOXES
 ready = threading.Event()
 def worker():
     print(os.getpid(), threading.get_native_id(), flush=True)
