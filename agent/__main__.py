@@ -36,13 +36,12 @@ from agent.events import (
     ToolResult,
     WorkerReported,
 )
-from config import ConfigError, Settings, load_settings, redact
-from hardening import make_non_dumpable
+from command import UsageError, run_command
+from config import Settings, load_settings, redact
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the process exit status."""
-    make_non_dumpable()  # see hardening.py
     parser = argparse.ArgumentParser(prog="python -m agent", description="Answer a GAIA-style question with the agent.")
     parser.add_argument("question", help="the question to answer")
     parser.add_argument("--file", help="path of an attached file (any GAIA type)")
@@ -55,18 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strategy", choices=["react", "team"],
                         help="one ReAct loop, or an orchestrator delegating to workers (default AGENT_STRATEGY)")
     args = parser.parse_args(argv)
+    return run_command(lambda: _answer(args, load_settings()))
 
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+
+def _answer(args: argparse.Namespace, settings: Settings) -> int:
     if args.max_iterations is not None and args.max_iterations < 1:
-        print(f"error: --max-iterations must be at least 1, not {args.max_iterations}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--max-iterations must be at least 1, not {args.max_iterations}")
     if args.file and not Path(args.file).expanduser().is_file():
-        print(f"error: --file {args.file}: no such file", file=sys.stderr)
-        return 2
+        raise UsageError(f"--file {args.file}: no such file")
 
     from agent.pipeline import Pipeline  # after settings are known to be valid
     from application import Application

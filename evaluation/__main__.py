@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from command import run_command
 from config import ConfigError, load_settings
 from evaluation.scorer import SCORERS
-from hardening import make_non_dumpable
 
 if TYPE_CHECKING:
     from application import Application
@@ -238,22 +238,21 @@ def cmd_api(args: argparse.Namespace, app: Application) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (2 for configuration or input errors)."""
-    make_non_dumpable()  # see hardening.py
-    args = build_parser().parse_args(argv)
     from evaluation.compare import CompareError
     from evaluation.dataset import DatasetError
     from evaluation.runner import RunError
 
-    try:
-        if args.command == "compare":
-            return cmd_compare(args)
-        from application import Application
+    return run_command(lambda: _dispatch(build_parser().parse_args(argv)),
+                       expected=(RunError, DatasetError, CompareError))
 
-        with Application(load_settings()) as app:  # this command's windows, endpoint checks, knowledge base
-            return cmd_run(args, app) if args.command == "run" else cmd_api(args, app)
-    except (ConfigError, RunError, DatasetError, CompareError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "compare":
+        return cmd_compare(args)
+    from application import Application
+
+    with Application(load_settings()) as app:  # this command's windows, endpoint checks, knowledge base
+        return cmd_run(args, app) if args.command == "run" else cmd_api(args, app)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ import sys
 import time
 from typing import Any
 
-from config import ConfigError, load_settings
-from hardening import make_non_dumpable
+from command import run_command
+from config import load_settings
 from rag.shortcut import FaissKnowledgeBase
 from rag.sources import SourceError, from_gaia_dir, from_jsonl, from_run
 from rag.store import KnowledgeBaseError
@@ -101,23 +101,22 @@ def _query(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; errors become one line on stderr and exit status 2."""
-    make_non_dumpable()  # see hardening.py
-    args = _parser().parse_args(argv)
-    try:
-        if args.command == "build":
-            return _build(args)
-        if args.command == "query":
-            return _query(args)
-        kb = _knowledge_base(args.index_dir)
-        if args.command == "stats":
-            print(json.dumps(kb.stats(), indent=1))
-            return 0
-        removed = kb.remove(args.task_id)
-        print(f"removed {removed} entr{'y' if removed == 1 else 'ies'}; {len(kb.store)} left in {kb.store.directory}")
+    return run_command(lambda: _dispatch(_parser().parse_args(argv)),
+                       expected=(SourceError, KnowledgeBaseError, RuntimeError))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "build":
+        return _build(args)
+    if args.command == "query":
+        return _query(args)
+    kb = _knowledge_base(args.index_dir)
+    if args.command == "stats":
+        print(json.dumps(kb.stats(), indent=1))
         return 0
-    except (SourceError, KnowledgeBaseError, ConfigError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    removed = kb.remove(args.task_id)
+    print(f"removed {removed} entr{'y' if removed == 1 else 'ies'}; {len(kb.store)} left in {kb.store.directory}")
+    return 0
 
 
 if __name__ == "__main__":

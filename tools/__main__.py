@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from config import ConfigError, Settings, load_settings
-from hardening import make_non_dumpable
+from command import UsageError, run_command
+from config import Settings, load_settings
 from tools.core.executor import run_tool
 from tools.core.registry import FACTORIES, ToolRegistry, build_registry
 
@@ -81,23 +81,18 @@ def _call(settings: Settings, args: argparse.Namespace, deps: dict[str, Any] | N
     try:
         tool_args = _read_args(args.args_json)
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
-        print(f"error: bad --args-json: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(f"bad --args-json: {exc}") from exc
     attachments = []
     for raw in args.attachment or []:
         path = Path(raw).expanduser().resolve()
         if not path.exists():
-            print(f"error: --attachment {raw}: no such file", file=sys.stderr)
-            return 2
+            raise UsageError(f"--attachment {raw}: no such file")
         attachments.append(str(path))
     tool, seen = _find(settings, args.name, deps)
     if tool is None:
         if args.name in seen.missing:
-            print(f"error: {args.name} is unavailable: {seen.missing[args.name]}", file=sys.stderr)
-        else:
-            print(f"error: no tool named {args.name!r}; active tools: {', '.join(seen.names) or '(none)'}",
-                  file=sys.stderr)
-        return 2
+            raise UsageError(f"{args.name} is unavailable: {seen.missing[args.name]}")
+        raise UsageError(f"no tool named {args.name!r}; active tools: {', '.join(seen.names) or '(none)'}")
     outcome = run_tool(tool, tool_args, settings, config={"configurable": {"attachments": attachments}})
     if args.json:
         print(json.dumps({"tool": args.name, "ok": outcome.ok, "output": outcome.output,
@@ -110,7 +105,6 @@ def _call(settings: Settings, args: argparse.Namespace, deps: dict[str, Any] | N
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit status."""
-    make_non_dumpable()  # see hardening.py
     parser = argparse.ArgumentParser(prog="python -m tools", description="List the agent's tools or run one.")
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="print the active tools, their tier, and why any is missing")
@@ -123,11 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     p_call.add_argument("--json", action="store_true",
                         help="print the outcome (output, ok, error kind, timing) as JSON")
     args = parser.parse_args(argv)
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+    return run_command(lambda: _run(args, load_settings()))
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
     from tools.browser.engines import BrowserEngines
 
     browsers = BrowserEngines()  # this command's browser pool, closed when it ends
