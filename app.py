@@ -21,9 +21,9 @@ from gradio.utils import get_space as on_space  # gradio's own test for real (no
 from application import Application
 from config import Settings, load_settings
 from hardening import make_non_dumpable
-from ui.batch_tab import BatchTabBuilder
-from ui.chat_tab import ChatTabBuilder
-from ui.debug_tab import DebugTabBuilder
+from ui.batch_tab import BATCH_TAB
+from ui.chat_tab import CHAT_TAB
+from ui.debug_tab import DEBUG_TAB
 from ui.event_loops import close_replaced_event_loops
 from ui.header import CSS, build_header
 from ui.runtime import Runtime
@@ -35,7 +35,7 @@ from visitors.client_address import peer_is_the_socket
 
 log = logging.getLogger("app")
 
-TABS: tuple[Tab[object], ...] = (DebugTabBuilder(), BatchTabBuilder(), ChatTabBuilder())
+TABS: tuple[Tab[object], ...] = (DEBUG_TAB, BATCH_TAB, CHAT_TAB)
 """The app's tabs, in page order (each a `ui.tab.Tab`: a new tab is its module and a line here)."""
 
 CACHE_MAX_AGE_S = 7200

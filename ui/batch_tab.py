@@ -18,7 +18,7 @@ from ui.runs import compare, list_runs, resolve_run, resumable_choices
 from ui.runtime import Runtime
 from ui.session import Session, public_text
 from ui.strategy_field import run_strategy, strategy_field
-from ui.tab import TabContext
+from ui.tab import FunctionTab
 from ui.tables import RESULT_HEADERS, parse_task_ids
 from visitors.access import username_of
 from visitors.batch_guard import ListenerWatch, gradio_unread
@@ -249,7 +249,7 @@ def _batch_form(settings: Settings, fields: tuple[Any, ...], iterations: Any, st
 
 def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> BatchTab:
     """The tab's components and their events (inside `demo`, which also lists the runs on page load)."""
-    with gr.Tab(BatchTabBuilder.title, id=BatchTabBuilder.id):
+    with gr.Tab(BATCH_TAB.title, id=BATCH_TAB.id):
         tab = _layout(settings)
     h = BatchHandlers(demo, settings, runtime)
 
@@ -281,15 +281,8 @@ def build_batch_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     return tab
 
 
-class BatchTabBuilder:
-    """The "Batch evaluation" tab, as `app.py` lists it (a `ui.tab.Tab`)."""
-
-    title = "📊 Batch evaluation"
-    id = "batch"
-
-    def build(self, ctx: TabContext) -> BatchTab:
-        """The tab's components and events, inside `ctx.demo`."""
-        return build_batch_tab(ctx.demo, ctx.settings, ctx.runtime, ctx.session)
+BATCH_TAB = FunctionTab("📊 Batch evaluation", "batch", build_batch_tab)
+"""The "Batch evaluation" tab, as `app.py` lists it."""
 
 
 def _wire(demo: gr.Blocks, settings: Settings, tab: BatchTab, h: BatchHandlers, evaluate: Any, resume: Any,

@@ -14,7 +14,7 @@ from ui.chat import chat_stream, with_stop_note
 from ui.chat_history import message_input
 from ui.runtime import Runtime
 from ui.session import Session
-from ui.tab import TabContext
+from ui.tab import FunctionTab
 from visitors.access import profile_from_request
 from visitors.endpoints import admit
 
@@ -43,7 +43,7 @@ def chat_turn(settings: Settings, runtime: Runtime, message: Any, history: list[
 
 def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> ChatTab:
     """The tab's chat interface (inside the caller's `gr.Blocks`); `/chat` for API clients."""
-    with gr.Tab(ChatTabBuilder.title, id=ChatTabBuilder.id):
+    with gr.Tab(CHAT_TAB.title, id=CHAT_TAB.id):
         def chat(message: Any, history: list[Any], visitor: Session) -> Iterator[list[gr.ChatMessage]]:
             yield from chat_turn(settings, runtime, message, history, visitor)
 
@@ -65,12 +65,5 @@ def build_chat_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessio
     return ChatTab(chatbot, iface)
 
 
-class ChatTabBuilder:
-    """The "Chat" tab, as `app.py` lists it (a `ui.tab.Tab`)."""
-
-    title = "💬 Chat"
-    id = "chat"
-
-    def build(self, ctx: TabContext) -> ChatTab:
-        """The tab's components and events, inside `ctx.demo`."""
-        return build_chat_tab(ctx.demo, ctx.settings, ctx.runtime, ctx.session)
+CHAT_TAB = FunctionTab("💬 Chat", "chat", build_chat_tab)
+"""The "Chat" tab, as `app.py` lists it."""

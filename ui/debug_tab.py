@@ -19,7 +19,7 @@ from ui.run_fields import iterations_field, run_iterations
 from ui.runtime import Runtime
 from ui.session import Session, local_folder_refusal, public_text
 from ui.strategy_field import run_strategy, strategy_field
-from ui.tab import TabContext
+from ui.tab import FunctionTab
 from ui.tables import SAMPLE_HEADERS, parse_task_ids, sample_rows, task_choices
 from ui.text import shown
 from ui.waiting import call_with_notes
@@ -156,7 +156,7 @@ def _picked_tasks(settings: Settings, form: PickForm, local: bool) -> list[Any]:
 
 def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, session: gr.State) -> DebugTab:
     """The tab's components and their events (inside the caller's `gr.Blocks`)."""
-    with gr.Tab(DebugTabBuilder.title, id=DebugTabBuilder.id):
+    with gr.Tab(DEBUG_TAB.title, id=DEBUG_TAB.id):
         t = _layout(settings)
         panel = rerun_panel(settings)
     wire_rerun(panel, settings, runtime, trace_file=t.trace_file, question=t.question, upload=t.upload, task=t.task,
@@ -216,15 +216,8 @@ def build_debug_tab(demo: gr.Blocks, settings: Settings, runtime: Runtime, sessi
     return t
 
 
-class DebugTabBuilder:
-    """The "Debug one question" tab, as `app.py` lists it (a `ui.tab.Tab`)."""
-
-    title = "🔎 Debug one question"
-    id = "debug"
-
-    def build(self, ctx: TabContext) -> DebugTab:
-        """The tab's components and events, inside `ctx.demo`."""
-        return build_debug_tab(ctx.demo, ctx.settings, ctx.runtime, ctx.session)
+DEBUG_TAB = FunctionTab("🔎 Debug one question", "debug", build_debug_tab)
+"""The "Debug one question" tab, as `app.py` lists it."""
 
 
 def _wire(settings: Settings, t: DebugTab, session: gr.State, ask: Any, halt: Any, preview: Any, lookup: Any,
