@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
-from tools.core.errors import ErrorKind
+from tools.core.outcome import ToolOutcome
 
 Source = Literal["rag", "agent"]
 """Where an answer came from: the knowledge base's short-circuit, or the agent loop."""
@@ -126,22 +126,12 @@ class ToolCall(Event):
 
 
 @dataclass(kw_only=True)
-class ToolResult(Event):
-    """A tool's observation as the model sees it (already truncated / converted from an error)."""
+class ToolResult(Event, ToolOutcome):
+    """A tool's observation as the model sees it (already truncated / converted from an error), and its facts."""
 
     kind: Literal["tool_result"] = field(default="tool_result", init=False)
     call_id: str
     name: str
-    output: str
-    ok: bool
-    duration_s: float
-    truncated_chars: int = 0
-    error_kind: ErrorKind | None = None
-    """None when ok; else why it failed (tools.core.errors.ErrorKind)."""
-    thumbnail: str | None = None
-    """A small JPEG data URL of the page a browser step saw (trace and downloads only, never the model)."""
-    replayed: bool = False
-    """Answered from a recorded run's tool cache (`--replay`), not live (tools.core.replay_cache)."""
 
 
 @dataclass(kw_only=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -34,7 +35,8 @@ from agent.toolsets import offered
 from models.client import LLMCallError
 from models.cost import cost_usd
 from models.messages import message_text
-from tools.core.executor import ToolOutcome, run_tool
+from tools.core.executor import run_tool
+from tools.core.outcome import ToolOutcome
 from tools.core.registry import ToolRegistry
 
 MAX_PARALLEL_TOOLS = 4
@@ -239,9 +241,8 @@ def _run_tool_calls(message: AIMessage, registry: ToolRegistry, ctx: RunContext,
 
 def _reply(ctx: RunContext, emit: Callable[[Event], None], call_id: str, name: str,
            outcome: ToolOutcome) -> ToolMessage:
-    emit(ToolResult(elapsed_s=ctx.elapsed(), call_id=call_id, name=name, output=outcome.output, ok=outcome.ok,
-                    duration_s=round(outcome.duration_s, 4), truncated_chars=outcome.truncated_chars,
-                    error_kind=outcome.error_kind, thumbnail=outcome.thumbnail, replayed=outcome.replayed))
+    emit(ToolResult(elapsed_s=ctx.elapsed(), call_id=call_id, name=name,
+                    **(asdict(outcome) | {"duration_s": round(outcome.duration_s, 4)})))
     return ToolMessage(content=outcome.output, tool_call_id=call_id, name=name,
                        status="success" if outcome.ok else "error")
 

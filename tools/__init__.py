@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from tools.core.errors import ErrorKind as ErrorKind
     from tools.core.errors import MissingDependency as MissingDependency
     from tools.core.errors import ToolFailure as ToolFailure
-    from tools.core.executor import ToolOutcome as ToolOutcome
     from tools.core.executor import run_tool as run_tool
+    from tools.core.outcome import ToolOutcome as ToolOutcome
     from tools.core.registry import FACTORIES as FACTORIES
     from tools.core.registry import ToolFactory as ToolFactory
     from tools.core.registry import ToolRegistry as ToolRegistry
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 _HOME = {
     **dict.fromkeys(["ToolContext", "ToolModel"], "tools.core.context"),
     **dict.fromkeys(["ErrorKind", "MissingDependency", "ToolFailure"], "tools.core.errors"),
-    **dict.fromkeys(["ToolOutcome", "run_tool"], "tools.core.executor"),
+    "ToolOutcome": "tools.core.outcome",
+    "run_tool": "tools.core.executor",
     **dict.fromkeys(["FACTORIES", "ToolFactory", "ToolRegistry", "ToolTier", "build_registry"], "tools.core.registry"),
     **dict.fromkeys(["Workspace", "open_workspace"], "tools.core.workspace"),
 }

@@ -18,7 +18,8 @@ from pathlib import Path
 from langchain_core.runnables import RunnableConfig
 
 from config import load_settings
-from tools.core.executor import ToolOutcome, run_tool
+from tools.core.executor import run_tool
+from tools.core.outcome import ToolOutcome
 from tools.isolation import LANDLOCK_LABEL, make_sandbox_tools
 from tools.isolation.pool import SPARES
 from tools.isolation.uids import UID_BASE

@@ -17,7 +17,6 @@ import concurrent.futures as cf
 import contextvars
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import ToolCall
@@ -29,25 +28,11 @@ from config import Settings, redact
 from tools.core.artifacts import CONTENT_AND_ARTIFACT, ToolArtifact
 from tools.core.context import ToolContext
 from tools.core.errors import ErrorKind, MissingDependency, ToolFailure
+from tools.core.outcome import ToolOutcome
 from tools.core.paging import page_long_output
 from tools.core.replay_cache import CachedResult
 
 log = logging.getLogger(__name__)
-
-@dataclass
-class ToolOutcome:
-    """The observation handed back to the model, plus how it came about."""
-
-    output: str
-    ok: bool
-    duration_s: float
-    truncated_chars: int = 0
-    error_kind: ErrorKind | None = None
-    thumbnail: str | None = None
-    """A small data-URL image of what the tool saw (a browser step), for the trace only."""
-    replayed: bool = False
-    """Answered from a recorded run's tool cache instead of running the tool."""
-
 
 def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableConfig | None = None) -> tuple[str, int]:
     """Fit `text` into `limit` characters; return (text, characters not shown).
