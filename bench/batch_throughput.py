@@ -36,7 +36,10 @@ last task end). Modes, on the same tasks:
 - tfive:      the token cap's headers of the `--tburst-s` burst itself (`limit` = its figure, e.g. 4,000 per 5 s):
               it must not be read as that many per minute (12 times slower); goal >= 0.9 with at most 3 token 429s;
 - longchain:  `--tasks` one-step tasks and one 10-request task (9 tool steps; the fourth, level 1) under the window429
-              ceiling with Retry-After only: the long chain must not wait behind one-step tasks; goal >= 0.95;
+              ceiling with Retry-After only, the rows carrying the annotator's step count as GAIA's validation
+              rows do: the long chain must not wait behind one-step tasks; goal >= 0.95;
+- longchainbare: the same rows without the annotator's metadata (as the test split's): only the level and the
+              task's progress once it runs tell the chain apart (shown, no goal);
 - sequential: the seed's mode, concurrency 1 with the smallest safe delay between task starts;
 - window429:  an unknown ceiling of `--window-requests` requests per `--window-s` seconds (sliding), no
               x-ratelimit-* headers, no numbers in the 429, a Retry-After up to the window's length (when its
@@ -65,7 +68,7 @@ from langchain_core.tools import BaseTool, tool  # noqa: E402
 
 from agent.pipeline import Pipeline  # noqa: E402
 from config import load_settings  # noqa: E402
-from evaluation.dataset import Sample  # noqa: E402
+from evaluation.dataset import AnnotatorMetadata, Sample  # noqa: E402
 from evaluation.runner import RunConfig, run_batch  # noqa: E402
 from tests.support.openai_server import Limits, ScriptedOpenAI, call, first_user_text, say, tool_results  # noqa: E402
 from tools.core.registry import ToolRegistry  # noqa: E402
@@ -150,8 +153,12 @@ def bench_script(body: dict[str, Any], plans: list[TaskPlan] | None = None) -> A
     return say(f"FINAL ANSWER: {2 * i}")
 
 
-def make_samples(plans: list[TaskPlan], folder: Path) -> list[Sample]:
-    """One Sample per plan, with a real attachment file of the planned type and size."""
+def make_samples(plans: list[TaskPlan], folder: Path, *, annotated: bool = False) -> list[Sample]:
+    """One Sample per plan, with a real attachment file of the planned type and size.
+
+    `annotated`: each carries its step count as GAIA's validation rows do (`Annotator Metadata`, "Number of
+    steps"); the test split's rows, like the hidden mix's, carry none.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     samples = []
     for p in plans:
@@ -164,7 +171,8 @@ def make_samples(plans: list[TaskPlan], folder: Path) -> list[Sample]:
         link = " (see https://www.youtube.com/watch?v=bench)" if p.video else ""
         samples.append(Sample(task_id=f"bench-{p.index:03d}", question=f"Bench task {p.index}: what is {p.index} "
                               f"plus {p.index}?{link}", level=1 + p.index % 3, final_answer=str(2 * p.index),
-                              file_name=name, file_path=path))
+                              file_name=name, file_path=path,
+                              annotator=AnnotatorMetadata(number_of_steps=len(p.steps)) if annotated else None))
     return samples
 
 
@@ -212,7 +220,8 @@ def long_chain_mix(n: int, steps: int = 9, at: int = 3) -> list[TaskPlan]:
 def run_mode(name: str, *, plans: list[TaskPlan], rpm: float, tpm: float, latency: float, concurrency: int,
              known: bool, headers: bool, tokens: bool, delay: float, work: Path,
              window: tuple[int, float] | None = None, tell_tpm: bool = True, big: bool = False,
-             burst_s: float = TOKEN_BURST_S, minute: bool = False, five: bool = False) -> dict[str, Any]:
+             burst_s: float = TOKEN_BURST_S, minute: bool = False, five: bool = False,
+             annotated: bool = False) -> dict[str, Any]:
     limits = Limits(rpm=rpm, burst=BURST, tpm=tpm if tokens else None, token_burst_s=burst_s, headers=headers,
                     announce_minute=minute, announce_burst=five)
     sliding = {"rpm_limit": window[0], "rate_window_s": window[1], "limits": Limits()} if window else {}
@@ -224,7 +233,7 @@ def run_mode(name: str, *, plans: list[TaskPlan], rpm: float, tpm: float, latenc
                                  BATCH_QUESTION_DELAY=delay, TOOL_TIMEOUT=60, MAX_QUESTION_CHARS=200_000)
         pipeline = Pipeline(settings, registry=ToolRegistry(tools=[make_bench_tool(plans)]))
         pipeline.preload()  # start-up is not part of the batch's time
-        samples = make_samples(plans, work / "files")
+        samples = make_samples(plans, work / "files", annotated=annotated)
         if big:
             samples = with_big_prompt(samples, tpm / 60.0 * TOKEN_BURST_S * 1.5)
         result = run_batch(samples, pipeline, RunConfig(concurrency=concurrency, output_dir=work / name), settings)
@@ -267,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tburst-s", type=float, default=5.0, help="tminute mode: seconds' worth enforced at once")
     args = parser.parse_args(argv)
     plans = hidden_mix(args.tasks) if args.mix == "hidden" else plain_mix(args.tasks)
-    if "longchain" in args.modes.split(","):
+    if {"longchain", "longchainbare"} & set(args.modes.split(",")):
         plans = long_chain_mix(args.tasks)
     calls = max(len(p.steps) + 1 for p in plans)
     seq_delay = calls * 60.0 / args.rpm if args.seq_delay is None else args.seq_delay
@@ -285,7 +294,9 @@ def main(argv: list[str] | None = None) -> int:
         "theaders60": dict(concurrency=args.concurrency, known=False, headers=True, tokens=True, delay=0.0,
                            tell_tpm=False, burst_s=60.0),
         "longchain": dict(concurrency=args.concurrency, known=False, headers=False, tokens=False, delay=0.0,
-                          window=(args.window_requests, args.window_s)),
+                          window=(args.window_requests, args.window_s), annotated=True),
+        "longchainbare": dict(concurrency=args.concurrency, known=False, headers=False, tokens=False, delay=0.0,
+                              window=(args.window_requests, args.window_s)),
         "sequential": dict(concurrency=1, known=False, headers=False, tokens=False, delay=seq_delay),
         "window429": dict(concurrency=args.concurrency, known=False, headers=False, tokens=False, delay=0.0,
                           window=(args.window_requests, args.window_s)),
@@ -307,10 +318,10 @@ def main(argv: list[str] | None = None) -> int:
                      if name in ("tpm", "theaders", "tminute", "theaders60", "tfive") else "")
                   + (f" 429 waits={row['rejected_wait_s']}s rate/ceiling={row['rate_fraction']:.3f} "
                      f"learnt={row['learnt']}"
-                     if name in ("window429", "longchain") else ""), flush=True)
+                     if name in ("window429", "longchain", "longchainbare") else ""), flush=True)
     ok = all(r["errors"] == 0 for r in rows) and all(
         r["ceiling_ratio"] >= (0.9 if r["mode"] in ("tpm", "theaders", "tminute", "theaders60", "tfive") else 0.95)
-        for r in rows if r["mode"] not in ("sequential", "window429")) \
+        for r in rows if r["mode"] not in ("sequential", "window429", "longchainbare")) \
         and all(r["rate_fraction"] >= 0.95 for r in rows if r["mode"] in ("window429", "longchain")) \
         and all(r["token_429s"] <= 3 for r in rows if r["mode"] in ("tminute", "theaders60", "tfive")) \
         and all(r["token_429s"] == 0 and r["max_60s_tokens"] <= args.tpm for r in rows if r["mode"] == "tpm") \

@@ -5,7 +5,9 @@ started last (transcribing audio, reading a video, parsing a large spreadsheet o
 going while every other worker is idle — the idle tail —, and several long tasks in their tool work at
 the same moment leave no worker asking the model anything. So each task gets an expected duration —
 from the times earlier runs recorded for it (the checkpoints of this run and of earlier runs of the
-same split), else from its attachment's type and size, its question (a video link) and its level — and
+same split), else from the steps its annotator took (GAIA's validation metadata: a ten-step research chain is
+no one-step lookup, whatever its level) or its level, plus its attachment's type and size and its question (a
+video link) — and
 the queue is planned by simulating the workers: the longest tool-bound task first, but never more of
 them at once than leaves most workers free to keep requests flowing (unless the other work left could
 no longer cover a waiting one); the request-dense tasks fill in, longest first, and the shortest finish
@@ -30,6 +32,8 @@ BASE_S = 8.0
 """A task without an attachment: a few model calls and quick tools."""
 LEVEL_FACTOR = {1: 1.0, 2: 1.4, 3: 2.0}
 """Harder levels take more steps."""
+STEP_S = 2.0
+"""Per step the annotator took (GAIA's level 1 takes about four: BASE_S), when the task's metadata says."""
 ATTACHMENT_S = {
     "mp3": 40.0, "wav": 40.0, "m4a": 40.0, "flac": 40.0, "ogg": 40.0,  # transcription
     "mp4": 60.0, "mov": 60.0, "webm": 60.0, "mkv": 60.0, "avi": 60.0,  # frames + transcription
@@ -61,11 +65,19 @@ def tool_seconds(sample: Sample) -> float:
     return seconds
 
 
+def model_seconds(sample: Sample) -> float:
+    """Seconds of model turns and quick tools: by the annotator's step count where known, else by the level."""
+    steps = sample.annotator.number_of_steps if sample.annotator is not None else None
+    if steps is not None and steps > 0:
+        return STEP_S * steps
+    return BASE_S * LEVEL_FACTOR.get(sample.level, 1.4)
+
+
 def expected_duration(sample: Sample, recorded: Mapping[str, float] | None = None) -> float:
-    """Seconds `sample` is expected to take: as recorded in an earlier run, else estimated from its attachment."""
+    """Seconds `sample` is expected to take: as recorded in an earlier run, else estimated from its metadata."""
     if recorded and sample.task_id in recorded:
         return recorded[sample.task_id]
-    return BASE_S * LEVEL_FACTOR.get(sample.level, 1.4) + tool_seconds(sample)
+    return model_seconds(sample) + tool_seconds(sample)
 
 
 def tool_bound(sample: Sample, recorded: Mapping[str, float] | None = None) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluation.dataset import Sample
+from evaluation.dataset import AnnotatorMetadata, Sample
 from evaluation.ordering import expected_duration, plan_order, recorded_durations
 
 
@@ -42,6 +42,25 @@ def test_slow_tasks_go_past_the_cap_rather_than_run_alone_at_the_end(tmp_path):
     tasks = [sample(i) for i in range(4)] + [sample(10 + i, f"a{i}.mp3", tmp_path) for i in range(3)]
     order = [s.task_id for s in plan_order(tasks, concurrency=4)]
     assert order[:3] == ["t10", "t11", "t12"]  # too little other work to cover them one after another
+
+
+def annotated(i: int, level: int, steps: int) -> Sample:
+    return Sample(task_id=f"t{i}", question=f"q{i}", level=level, final_answer="1",
+                  annotator=AnnotatorMetadata(number_of_steps=steps))
+
+
+def test_the_annotators_step_count_outranks_the_level():
+    chain, lookup = annotated(0, level=1, steps=10), annotated(1, level=3, steps=2)
+    assert expected_duration(chain) > expected_duration(lookup)
+    assert expected_duration(lookup) < expected_duration(sample(2))  # a two-step task: shorter than a level-1 guess
+
+
+def test_a_long_annotated_chain_of_level_1_starts_before_short_tasks_of_higher_levels():
+    tasks = [annotated(i, level=1 + i % 3, steps=9 if i == 3 else 1) for i in range(24)]
+    order = [s.task_id for s in plan_order(tasks, concurrency=4)]
+    assert order[0] == "t3"
+    unannotated = [Sample(task_id=s.task_id, question=s.question, level=s.level, final_answer="1") for s in tasks]
+    assert [s.task_id for s in plan_order(unannotated, concurrency=4)].index("t3") > 3  # the level alone hides it
 
 
 def test_one_worker_keeps_the_dataset_order(tmp_path):
