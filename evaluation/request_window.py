@@ -24,6 +24,9 @@ SLACK_S = 0.05
 """Seconds added to the learnt window: a request's start here and its arrival there differ by the network's jitter."""
 MAX_SLACK_SHARE = 0.1
 """The margin grows after refusals up to this share of the window."""
+JITTER_SHARE = 0.05
+"""How much earlier than the provider gets it a start here may be stamped, as a share of the window (a busy machine
+sends a request a tenth of a second or more after admitting it): the refusals that causes are timing, not count."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ class RequestLog:
         self.margin = margin
         self.slack_s = SLACK_S
         self._starts: deque[float] = deque()
+        self._gone: deque[float] = deque()
+        """Starts that left the enforced window lately: the provider, which got them later, may still count them."""
 
     @property
     def span_s(self) -> float:
@@ -117,7 +122,9 @@ class RequestLog:
     def ready_at(self, now: float) -> float:
         """When the next request may start."""
         while self._starts and now - self._starts[0] >= self.span_s:
-            self._starts.popleft()
+            self._gone.append(self._starts.popleft())
+        while self._gone and now - self._gone[0] >= 2 * self.span_s:
+            self._gone.popleft()
         if len(self._starts) < self.limit.requests:
             return now
         return self._starts[-self.limit.requests] + self.span_s
@@ -133,12 +140,15 @@ class RequestLog:
 
     def refund(self, started: float) -> None:
         """A refused request: the provider did not count it."""
-        with contextlib.suppress(ValueError):
-            self._starts.remove(started)
+        for starts in (self._starts, self._gone):
+            with contextlib.suppress(ValueError):
+                starts.remove(started)
+                return
 
     def seed(self, starts: list[float]) -> None:
         """The requests already in the provider's window when the limit was learnt."""
         self._starts = deque(sorted(starts))
+        self._gone.clear()
 
     def answered(self, seq: int, started: float) -> None:
         """The provider took request `seq`: one in flight at the first refusal may correct the count."""
@@ -156,9 +166,21 @@ class RequestLog:
         if delta:
             self.limit = LearntWindow(max(1, self.limit.requests + delta), self.limit.window_s)
 
+    def held_at(self, refused_at: float, retry_after_s: float | None) -> int:
+        """Starts before `refused_at` the provider may still have held when it refused the one started then.
+
+        Those in the enforced window, and those since a window before its oldest leaves (`refused_at` +
+        Retry-After), less the jitter: a start is stamped here a little before the provider gets it, so one the
+        log has let go of may still count there. Read as a lower count, such a refusal once took a batch from 10 to
+        5 per window.
+        """
+        jitter = max(self.slack_s, self.limit.window_s * JITTER_SHARE)
+        since = min(refused_at - self.span_s, refused_at + (retry_after_s or 0.0) - self.limit.window_s - jitter)
+        return sum(1 for t in (*self._gone, *self._starts) if since < t < refused_at)
+
     def tighten(self, refused_at: float, retry_after_s: float | None) -> None:
         """A refusal despite the log: a wider margin (the timing was off) or a lower count (see the module)."""
-        in_window = sum(1 for t in self._starts if t < refused_at and refused_at - t < self.span_s)
+        in_window = self.held_at(refused_at, retry_after_s)
         if in_window >= self.limit.requests - 1:
             grown = self.slack_s + (retry_after_s if retry_after_s is not None else SLACK_S)
             self.slack_s = min(grown, self.limit.window_s * MAX_SLACK_SHARE)

@@ -89,6 +89,16 @@ def test_a_refusal_with_a_full_window_widens_the_margin_and_one_with_fewer_lower
     assert log.limit == LearntWindow(3, 5.0)
 
 
+def test_a_refusal_explained_by_starts_the_log_let_go_of_is_timing_not_a_lower_count():
+    # Learnt a little short (4.95 s for the provider's 5): the log lets the first two starts go at 5.0 and 5.01, but
+    # they reached the provider 0.09 s after their stamps, so it still holds ten and its oldest leaves at 5.09.
+    log = RequestLog(LearntWindow(10, 4.95), margin=0.0)
+    log.seed([0.0, 0.01] + [0.5 + 0.05 * i for i in range(8)])
+    assert log.free(5.02) == 2  # the log thinks two may go
+    log.tighten(5.02, 0.07)
+    assert log.limit == LearntWindow(10, 4.95) and log.slack_s == pytest.approx(0.12)
+
+
 class InFlight:
     """One request in a thread of its own (the limiter keeps a request's ticket per thread): start it, answer it."""
 
