@@ -48,6 +48,7 @@ from evaluation.task_loop import (  # Progress and build_record: re-exported for
 from evaluation.task_loop import (
     ProgressCallback,
     ProgressTracker,
+    SolveOptions,
     TaskLoop,
     notify,
 )
@@ -230,9 +231,9 @@ def _run_locked(folder: RunFolder, job: BatchJob) -> RunResult:
         record.limiter_wait_s = round(limiter.take_thread_wait(), 3)
         cost.add(record.cost_usd)
 
-    loop = TaskLoop(job.pipeline.with_gate(limiter), settings, folder.checkpoint, stop, use_rag=config.use_rag,
+    options = SolveOptions(config.use_rag, config.max_iterations, config.strategy, tool_cache)
+    loop = TaskLoop(job.pipeline.with_gate(limiter), settings, folder.checkpoint, stop, options,
                     scorer=SCORERS[config.scorer or DEFAULT_SCORER], prepare=prepare, on_record=on_record,
-                    max_iterations=config.max_iterations, strategy=config.strategy, tool_cache=tool_cache,
                     attempts=config.attempts or settings.ATTEMPTS)
     loop.run(todo, concurrency=concurrency, tracker=tracker, on_progress=job.on_progress)
     return finalize(folder, unique, config, settings, job.split_samples or unique,

@@ -33,7 +33,7 @@ from evaluation.report import summarize
 from evaluation.run_folder import RunFolder
 from evaluation.scorer import Score
 from evaluation.scoring_client import ApiQuestion, ScoringAPIClient, ScoringAPIError
-from evaluation.task_loop import Progress, ProgressTracker, TaskLoop, notify
+from evaluation.task_loop import Progress, ProgressTracker, SolveOptions, TaskLoop, notify
 
 __all__ = ["SERVER_SCORER", "ApiQuestion", "ApiRunResult", "ScoringAPIClient", "ScoringAPIError", "Submission",
            "agent_code_for", "run_api_evaluation"]
@@ -175,7 +175,7 @@ def run_api_evaluation(username: str, agent_code: str, pipeline: Pipeline, setti
 
     limiter = RateLimiter.from_settings(settings, stop=stop)
     loop = TaskLoop(pipeline.with_gate(limiter), settings, RunFolder(out, session="api").checkpoint, stop,
-                    use_rag=use_rag, prepare=_downloader(client, out / "files", errors), on_record=submit)
+                    SolveOptions(use_rag=use_rag), prepare=_downloader(client, out / "files", errors), on_record=submit)
     tracker = ProgressTracker(len(questions))
     notify(on_progress, tracker.progress())
     samples = [Sample(task_id=q.task_id, question=q.question, level=q.level or 0, final_answer="?",

@@ -1,6 +1,6 @@
 """The one task loop both runners share: solve with retry, record, checkpoint, report progress.
 
-`run_tasks` is what the batch runner (`evaluation.runner`) and the scoring-API runner
+`TaskLoop` is what the batch runner (`evaluation.runner`) and the scoring-API runner
 (`evaluation.scoring_api`) have in common around `Pipeline.solve()`:
 - threads (`solve` blocks), `concurrency` of them, all using the same (gated) pipeline;
 - a task that ends with an error is solved again up to `TASK_RETRY_MAX` times, then recorded with it —
@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.events import Solution
@@ -122,9 +122,28 @@ def build_record(sample: Sample, solutions: list[Solution], *, started_at: float
     )
 
 
-def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iterations: int | None = None,
-                 spent_tokens: int = 0, strategy: Strategy | None = None,
-                 tool_cache: ToolCache | None = None) -> Solution:
+@dataclass(frozen=True)
+class SolveOptions:
+    """What every `Pipeline.solve()` of a run gets besides its task: the same for each task, retry and attempt."""
+
+    use_rag: bool = True
+    max_iterations: int | None = None
+    """The run's iteration cap (None: MAX_ITERATIONS)."""
+    strategy: Strategy | None = None
+    """The run's strategy (None: AGENT_STRATEGY)."""
+    tool_cache: ToolCache | None = None
+    """The run's tool-result cache (record, and replay with `--replay`); None: no tool call kept."""
+
+    def keywords(self, spent_tokens: int = 0) -> dict[str, Any]:
+        """`Pipeline.solve`'s keyword arguments: what is set here, and the tokens earlier tries spent."""
+        given = {"max_iterations": self.max_iterations, "spent_tokens": spent_tokens, "strategy": self.strategy}
+        kept: dict[str, Any] = {name: value for name, value in given.items() if value}
+        if self.tool_cache is not None:
+            kept["tool_cache"] = self.tool_cache
+        return {"use_rag": self.use_rag, **kept}
+
+
+def solve_sample(pipeline: Pipeline, sample: Sample, options: SolveOptions, spent_tokens: int = 0) -> Solution:
     """`solve()` never raises by contract; should it, the task still gets a record instead of vanishing.
 
     `spent_tokens` (earlier attempts' tokens) count against MAX_TOKENS_PER_TASK.
@@ -133,29 +152,21 @@ def solve_sample(pipeline: Pipeline, sample: Sample, use_rag: bool, max_iteratio
         return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
                         error=f"bad attachment path: {sample.attachment_error}")
     file_path = str(sample.file_path) if sample.file_path else None
-    cap: dict[str, Any] = {"max_iterations": max_iterations} if max_iterations else {}
-    if spent_tokens:
-        cap["spent_tokens"] = spent_tokens
-    if strategy:
-        cap["strategy"] = strategy
-    if tool_cache is not None:
-        cap["tool_cache"] = tool_cache
     try:
-        return pipeline.solve(sample.question, file_path, sample.task_id, use_rag=use_rag, **cap)
+        return pipeline.solve(sample.question, file_path, sample.task_id, **options.keywords(spent_tokens))
     except Exception as exc:  # noqa: BLE001
         return Solution(question=sample.question, answer="", source="agent", task_id=sample.task_id,
                         error=f"internal error: {type(exc).__name__}: {exc}",
-                        strategy=strategy or pipeline.settings.AGENT_STRATEGY)
+                        strategy=options.strategy or pipeline.settings.AGENT_STRATEGY)
 
 
-def solve_with_retry(pipeline: Pipeline, sample: Sample, *, use_rag: bool, retries: int,
-                     stop: threading.Event, max_iterations: int | None = None,
-                     strategy: Strategy | None = None, tool_cache: ToolCache | None = None) -> list[Solution] | None:
+def solve_with_retry(pipeline: Pipeline, sample: Sample, options: SolveOptions, *, retries: int,
+                     stop: threading.Event) -> list[Solution] | None:
     """Every attempt at `sample` (up to 1 + `retries`), or None when the stop cut the last one short."""
     solutions: list[Solution] = []
     for _ in range(retries + 1):
         spent = sum(s.total_tokens for s in solutions)
-        solutions.append(solve_sample(pipeline, sample, use_rag, max_iterations, spent, strategy, tool_cache))
+        solutions.append(solve_sample(pipeline, sample, options, spent))
         if stop.is_set() and solutions[-1].error:
             return None  # its model request was refused by the stop: a resume runs it again
         if not solutions[-1].error or stop.is_set() or solutions[-1].error_permanent:
@@ -172,16 +183,11 @@ class TaskLoop:
     settings: Settings
     checkpoint: Checkpoint
     stop: threading.Event
-    use_rag: bool = True
+    options: SolveOptions = field(default_factory=SolveOptions)
+    """What each solve gets besides its task (RAG, iteration cap, strategy, tool cache)."""
     scorer: Scorer = official_scorer
     prepare: Prepare | None = None
     on_record: OnRecord | None = None
-    max_iterations: int | None = None
-    """The run's iteration cap (None: MAX_ITERATIONS)."""
-    strategy: Strategy | None = None
-    """The run's strategy (None: AGENT_STRATEGY)."""
-    tool_cache: ToolCache | None = None
-    """The run's tool-result cache (record, and replay with `--replay`); None: no tool call kept."""
     attempts: int = 1
     """Independent attempts per task, voted (ATTEMPTS / --attempts; see evaluation.attempts)."""
 
@@ -193,10 +199,8 @@ class TaskLoop:
         if prepared is None:
             return None
         started = time.time()
-        attempts = solve_attempts(lambda: solve_with_retry(self.pipeline, prepared, use_rag=self.use_rag,
-                                                           retries=self.settings.TASK_RETRY_MAX, stop=self.stop,
-                                                           max_iterations=self.max_iterations,
-                                                           strategy=self.strategy, tool_cache=self.tool_cache),
+        attempts = solve_attempts(lambda: solve_with_retry(self.pipeline, prepared, self.options,
+                                                           retries=self.settings.TASK_RETRY_MAX, stop=self.stop),
                                   self.attempts)
         if attempts is None:
             return None

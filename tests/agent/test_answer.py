@@ -1,11 +1,13 @@
-"""Answer extraction over realistic model outputs."""
+"""Answer extraction over realistic model outputs: one table, each row also taken by its own rule alone."""
 
 from __future__ import annotations
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent.answer import answer_from_messages, clean_answer, extract_answer, extract_final_answer
+from agent.answer import RULES, answer_from_messages, clean_answer, extract_answer, extract_final_answer
+
+RULE = dict(RULES)
 
 CASES = [
     # --- the FINAL ANSWER template -------------------------------------------------------------
@@ -69,6 +71,58 @@ CASES = [
     ("Thus, 12", "12", "therefore"),
     ("Looking at the table:\n\n| x | y |\n\n**Wednesday**", "Wednesday", "last_line"),
     ("42", "42", "last_line"),
+    # --- the forms of issue 11, each with its near miss ---------------------------------------------
+    # \boxed{} inside a sentence; a box in the reasoning does not beat a marker.
+    ("So the sum is $\\boxed{42}$ in total.", "42", "boxed"),
+    ("First \\boxed{3} looked right.\nFINAL ANSWER: 4", "4", "final_answer_marker"),
+    # the template echoed after (or before) the real answer: the placeholder never wins
+    ("FINAL ANSWER: 12\n\nAs the template says: FINAL ANSWER: [YOUR FINAL ANSWER])", "12", "final_answer_marker"),
+    ("Use the form FINAL ANSWER: <YOUR FINAL ANSWER>\nFINAL ANSWER: 12", "12", "final_answer_marker"),
+    ("FINAL ANSWER: 12 (as the template asks: FINAL ANSWER: [YOUR FINAL ANSWER])", "12", "final_answer_marker"),
+    # numbers without spaces stay a list; a thousands separator stays for the scorer
+    ("FINAL ANSWER: 100,200,300", "100,200,300", "final_answer_marker"),
+    ("FINAL ANSWER: 1,234", "1,234", "final_answer_marker"),
+    # abbreviation periods stay inside lists and names; a sentence's period still goes
+    ("FINAL ANSWER: U.S.A., U.K.", "U.S.A., U.K.", "final_answer_marker"),
+    ("FINAL ANSWER: Washington, D.C.", "Washington, D.C.", "final_answer_marker"),
+    ("FINAL ANSWER: Paris, Rome.", "Paris, Rome", "final_answer_marker"),
+    # markdown emphasis around the marker and the answer
+    ("_FINAL ANSWER:_ _42_", "42", "final_answer_marker"),
+    ("**FINAL ANSWER:** **42**", "42", "final_answer_marker"),
+    ("FINAL ANSWER: *a* and *b*", "*a* and *b*", "final_answer_marker"),
+    # a bulleted or numbered list after the marker is the comma-separated list; a list after an answer is not
+    ("FINAL ANSWER:\n1. Apple\n2. Banana\n3. Cherry", "Apple, Banana, Cherry", "final_answer_marker"),
+    ("FINAL ANSWER:\n- Paris\n- **Rome**\n\nBoth are capitals.", "Paris, Rome", "final_answer_marker"),
+    ("FINAL ANSWER: 3\n\n1. first step\n2. second step", "3", "final_answer_marker"),
+    # a JSON array: its items, without quotes
+    ('FINAL ANSWER: ["a", "b"]', "a, b", "final_answer_marker"),
+    ('FINAL ANSWER: [1.50, -2]', "1.50, -2", "final_answer_marker"),
+    ("FINAL ANSWER: 'a', 'b'", "'a', 'b'", "final_answer_marker"),
+    # the placeholder alone, or an empty marker: an empty answer, and the method says so
+    ("<YOUR FINAL ANSWER>", "", "placeholder"),
+    ("FINAL ANSWER:", "", "marker_without_answer"),
+    ("FINAL ANSWER: [YOUR FINAL ANSWER]", "", "marker_without_answer"),
+    ("FINAL ANSWER: Your Song", "Your Song", "final_answer_marker"),
+    # the marker is never matched inside another word
+    ("Quiz semifinal answer: Spain", "Quiz semifinal answer: Spain", "last_line"),
+    # signs are the scorer's too; a tool call written as text is no answer
+    ("FINAL ANSWER: -5", "-5", "final_answer_marker"),
+    ("### Final Answer\n\n-3", "-3", "final_answer_marker"),
+    ('{"path": "file.pdf"}', "", "empty"),
+    ('<tool_call>{"name": "read_file", "arguments": {"path": "a.pdf"}}</tool_call>', "", "empty"),
+    ("So the ratio is $\\boxed{\\frac{1}{2}}$.", "1/2", "boxed"),
+    # --- each rule's plainest hit -----------------------------------------------------------------
+    ("Some reasoning.\nFINAL ANSWER: 42", "42", "final_answer_marker"),
+    ("final_answer: 5", "5", "final_answer_marker"),
+    ("I am done.\nFINAL ANSWER:", "", "marker_without_answer"),
+    ("[your final answer here]", "", "placeholder"),
+    ("The total is therefore $\\boxed{1,250}$ dollars.", "1,250", "boxed"),
+    ('["a", "b"]', "a, b", "json"),
+    ('{"reasoning": "...", "answer": 12}', "12", "json"),
+    ("Checked.\nAnswer: 1987", "1987", "answer_label"),
+    ("After searching, the answer is Jupiter. It is big.", "Jupiter", "answer_is"),
+    ("Looking at the table:\n\n**Wednesday**", "Wednesday", "last_line"),
+    # --- nothing to extract -----------------------------------------------------------------------
     ("", "", "empty"),
     ("<think>only thinking, no answer</think>", "", "empty"),
 ]
@@ -76,8 +130,14 @@ CASES = [
 
 @pytest.mark.parametrize(("text", "expected", "method"), CASES, ids=[f"case{i}" for i in range(len(CASES))])
 def test_extraction(text: str, expected: str, method: str) -> None:
-    assert extract_answer(text) == (expected, method)
+    assert extract_answer(text) == (expected, method)  # and no earlier rule takes it first
     assert extract_final_answer(text) == expected
+    if method in RULE:
+        assert RULE[method](text) == expected  # the rule on its own takes it too
+
+
+def test_every_rule_answers_some_case() -> None:
+    assert set(RULE) <= {method for _, _, method in CASES}
 
 
 def test_at_least_forty_cases() -> None:

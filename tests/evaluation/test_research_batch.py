@@ -43,6 +43,7 @@ from tests.support.scripted_batch import (
     records_by_key,
     run_planned,
     scripted_settings,
+    step,
 )
 from tests.support.web_server import LocalWebServer, Route
 from tests.support.web_server import Reply as WebReply
@@ -137,19 +138,19 @@ TASKS: list[ResearchTask] = [
     ResearchTask(
         "paging", "How many ships does the keeper's final logbook entry record, according to {site}/lighthouse?",
         "7318",
-        (lambda r, site: call("fetch_webpage", url=f"{site}/lighthouse"),
+        (step("fetch_webpage", url="{site}/lighthouse"),
          lambda r, site: call("fetch_webpage", url=f"{site}/lighthouse", page=last_page(r[-1])),
          answer(r"records ([\d,]+) ships", lambda s: s.replace(",", ""))),
         routes=lambda site: {"/lighthouse": WebReply(200, long_article("Lighthouse", 60, {59: LAST_FACT}))}),
     ResearchTask(
         "finding", "Who was the society's treasurer in 1921, according to {site}/society?", "Ottilie Brennan",
-        (lambda r, site: call("find_in_page", source=f"{site}/society", query="treasurer in 1921"),
+        (step("find_in_page", source="{site}/society", query="treasurer in 1921"),
          answer(r"treasurer in 1921 was (\w+ \w+)")),
         routes=lambda site: {"/society": WebReply(200, long_article("Society", 60, {31: MIDDLE_FACT}))}),
     ResearchTask(
         "link", "The page {site}/harbour links to a roster of keepers. Who is the first keeper on that roster?",
         "Ada Quill",
-        (lambda r, site: call("fetch_webpage", url=f"{site}/harbour"),
+        (step("fetch_webpage", url="{site}/harbour"),
          lambda r, site: call("fetch_webpage", url=grab(r"\[the roster of keepers\]\((\S+?)\)", r[-1])),
          answer(r"First keeper: (\w+ \w+)")),
         routes=lambda site: {
@@ -158,38 +159,36 @@ TASKS: list[ResearchTask] = [
             "/k/r": WebReply(200, "<html><body><h1>Roster</h1><p>First keeper: Ada Quill (1850).</p></body></html>")}),
     ResearchTask(
         "revision", "How many inhabitants did the Wikipedia article 'Isle of Test' give at the end of 30 June 2020?",
-        "412",
-        (lambda r, site: call("wikipedia_page", title="Isle of Test", as_of="2020-06-30"),
-         answer(r"had (\d+) inhabitants")), routes=_wiki_routes),
+        "412", (step("wikipedia_page", title="Isle of Test", as_of="2020-06-30"), answer(r"had (\d+) inhabitants")),
+        routes=_wiki_routes),
     ResearchTask(
         "revisions", "How many times was the Wikipedia article 'Isle of Test' edited in 2021?", "17",
-        (lambda r, site: call("wikipedia_revisions", title="Isle of Test", start="2021-01-01", end="2021-12-31"),
+        (step("wikipedia_revisions", title="Isle of Test", start="2021-01-01", end="2021-12-31"),
          answer(r"^(\d+) revisions")), routes=_wiki_routes),
     ResearchTask(
         "snapshot", "What was the soup of the day on http://diner.example/menu in May 2019?",
-        "lentil with smoked paprika",
-        (lambda r, site: call("wayback", url="http://diner.example/menu", date="2019-05-01"),
-         answer(r"Soup of the day: ([\w ]+)\.")), routes=_wayback_routes),
+        "lentil with smoked paprika", (step("wayback", url="http://diner.example/menu", date="2019-05-01"),
+                                       answer(r"Soup of the day: ([\w ]+)\.")), routes=_wayback_routes),
     ResearchTask(
         "paper", "In the arXiv paper on tidal heating of icy moons, what tidal power (in GW) is given for Enceladus?",
         "27",
-        (lambda r, site: call("arxiv_search", query="tidal heating icy moons"),
+        (step("arxiv_search", query="tidal heating icy moons"),
          lambda r, site: call("find_in_page", source=grab(r"PDF: (\S+)", r[-1]), query="Enceladus"),
          answer(r"Enceladus is (\d+) GW")), routes=_arxiv_routes),
     ResearchTask(
         "image", "What colour is the square in the company logo shown on {site}/brand? Answer with one word.", "teal",
-        (lambda r, site: call("fetch_webpage", url=f"{site}/brand"),
+        (step("fetch_webpage", url="{site}/brand"),
          lambda r, site: call("analyze_image", path=grab(r"!\[Company logo\]\((\S+?)\)", r[-1]),
                               question="What colour is the square?"),
          answer(r"The square is (\w+)")), routes=_brand_routes),
     ResearchTask(
         "video", "Which platform number is shown in the attached video?", "9",
-        (lambda r, site: call("watch_video", source="IMG_4231.MOV", question="Which platform number is shown?"),
+        (step("watch_video", source="IMG_4231.MOV", question="Which platform number is shown?"),
          answer(r"PLATFORM (\d+)")), file_name="IMG_4231.MOV", write_file=_write_clip),
     ResearchTask(
         "youtube", f"According to the YouTube video https://www.youtube.com/watch?v={VIDEO_ID}, in which year did "
                    "Galileo see four moons circling Jupiter?", "1610",
-        (lambda r, site: call("watch_video", source=f"https://youtu.be/{VIDEO_ID}"),
+        (step("watch_video", source=f"https://youtu.be/{VIDEO_ID}"),
          answer(r"\] circling Jupiter in (\d{4})"))),
 ]
 

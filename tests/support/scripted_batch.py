@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.gaia_fixture import FixtureTask
-from tests.support.openai_server import Reply, first_user_text, say, tool_results
+from tests.support.openai_server import Reply, call, first_user_text, say, tool_results
 
 Plan = Callable[[list[str], str], Reply]
 """One model turn: (tool results so far, the site's base URL) -> the model's reply."""
@@ -44,6 +44,12 @@ def grab(pattern: str, text: str, flags: int = 0) -> str:
     """The first group of `pattern` in `text`, or a marker that makes the answer wrong."""
     found = re.search(pattern, text, flags)
     return found.group(1) if found else "NOT-FOUND"
+
+
+def step(name: str, /, **args: Any) -> Plan:
+    """A turn that calls tool `name` with `args` whatever came before; `{site}` in a string is the site's base URL."""
+    return lambda results, site: call(name, **{k: v.format(site=site) if isinstance(v, str) else v
+                                                for k, v in args.items()})
 
 
 def answer(pattern: str, clean: Callable[[str], str] = lambda s: s, flags: int = 0) -> Plan:

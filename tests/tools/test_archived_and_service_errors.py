@@ -199,7 +199,7 @@ def test_apis_get_the_contact_user_agent_and_web_pages_a_browser_s(run):
         run_tool(tools["arxiv_search"], {"query": "zeppelin"}, settings)
         from tools.media.images import open_image
 
-        open_image(server.url("/img.png"), run, settings)
+        open_image(server.url("/img.png"), ToolContext.of(run), settings)
         from tools.search.searxng import from_settings
 
         routes["/search"] = Reply.json({"query": "Paris", "number_of_results": 0, "results": [

@@ -45,6 +45,14 @@ def test_every_argument_is_explained_in_the_docstring(registry):
         assert not missing, f"{made.name}: no `Args:` line for {sorted(missing)}"
 
 
+def test_no_tool_shows_the_model_its_injected_run_context(registry):
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    for made in registry.tools:
+        shown = convert_to_openai_tool(made)["function"]["parameters"].get("properties", {})
+        assert not {"config", "_ctx"} & set(shown), made.name
+
+
 def test_every_file_reader_is_named_by_a_route_and_every_route_names_a_real_tool(registry):
     routed = {name for route in ROUTES.values() for name in route.tools}
     readers = {made.name for made in registry.tools if "path" in made.args}

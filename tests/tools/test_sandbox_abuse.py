@@ -28,6 +28,12 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+def _run(*argv: str, timeout: int | None = None) -> str:
+    """A payload expression that runs `argv` as a process; it raises unless the process exits 0."""
+    limit = f", timeout={timeout}" if timeout else ""
+    return f"__import__('subprocess').run({list(argv)!r}, check=True, capture_output=True{limit})"
+
+
 def _try(action: str) -> str:
     """A payload that prints ESCAPED plus what it got when `action` (an expression) succeeds."""
     return (f"try:\n    _r = {action}\n    print('ESCAPED', repr(_r)[:200])\n"
@@ -177,8 +183,7 @@ NETWORK = {
     "http_urllib": "__import__('urllib.request').request.urlopen('http://127.0.0.1:{port}/', timeout=2)",
     "ipv6_loopback": "__import__('socket').create_connection(('::1', {port}), timeout=2)",
     "unix_socket_of_host": "__import__('socket').socket(1, 1).connect('/run/systemd/private')",
-    "curl_subprocess": "__import__('subprocess').run(['curl', '-sS', 'http://127.0.0.1:{port}/'], check=True, "
-                       "capture_output=True)",
+    "curl_subprocess": _run("curl", "-sS", "http://127.0.0.1:{port}/"),
 }
 
 
@@ -198,17 +203,14 @@ PROCESS_ESCAPES = {
     "kill_host_pytest": f"__import__('os').kill({os.getpid()}, 0)",
     "kill_pid1": "__import__('os').kill(1, 9)",
     "ptrace_pid1": "open('/proc/1/mem', 'rb').read(1)",
-    "mount_tmpfs": "__import__('subprocess').run(['mount', '-t', 'tmpfs', 'x', '/tmp'], check=True, "
-                   "capture_output=True)",
-    "su_root": "__import__('subprocess').run(['su', '-c', 'id'], check=True, capture_output=True, timeout=3)",
-    "userns_shadow": "__import__('subprocess').run(['unshare', '-r', 'cat', '/etc/shadow'], check=True, "
-                     "capture_output=True)",
+    "mount_tmpfs": _run("mount", "-t", "tmpfs", "x", "/tmp"),
+    "su_root": _run("su", "-c", "id", timeout=3),
+    "userns_shadow": _run("unshare", "-r", "cat", "/etc/shadow"),
     "chroot": "__import__('os').chroot('/tmp')",
     "capabilities": "[l for l in open('/proc/self/status') if l.startswith('CapEff') and l.split()[1].strip('0')] "
                     "or 1/0",
     "os_system_shadow": "__import__('os').system('cat /etc/shadow') == 0 or 1/0",
-    "subprocess_read_repo": f"__import__('subprocess').run(['cat', {str(PROJECT_ROOT / 'config.py')!r}], "
-                            "check=True, capture_output=True)",
+    "subprocess_read_repo": _run("cat", str(PROJECT_ROOT / "config.py")),
 }
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.browser import widgets
 from tools.browser.run import RunOf, open_checked, opened
 from tools.browser.widget_tools import make_widget_tools
 from tools.core.artifacts import CONTENT_AND_ARTIFACT, Reply
+from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import ToolFailure
 
 DIRECTIONS = ("down", "up", "bottom", "top")
@@ -18,8 +19,8 @@ DIRECTIONS = ("down", "up", "bottom", "top")
 def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -> list[BaseTool]:
     """browser_open … browser_snapshot over the run's tab, then `screenshot`."""
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_open(url: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_open(_ctx: ToolContext, url: str) -> Reply:
         """Open a web page in a real browser (JavaScript runs) and show it as a snapshot with element refs.
 
         Use the browser for pages you must operate: search boxes, filters, forms, tabs, buttons that load
@@ -31,7 +32,7 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
             url: The full http(s) address, e.g. https://example.org/search. A new open replaces the page.
         """
         target = open_checked(url, settings)
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         return run.reply(run.run(lambda s: s.open(target)), work)
 
     click, type_, select, hover = _element_tools(run_of)
@@ -46,8 +47,8 @@ def make_action_tools(settings: Settings, run_of: RunOf, screenshot: BaseTool) -
 def _page_tools(run_of: RunOf) -> list[BaseTool]:
     """browser_scroll, browser_back and browser_snapshot: the whole page, no element named."""
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_scroll(config: RunnableConfig, direction: str = "down") -> Reply:  # noqa: D417 - config is injected
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_scroll(_ctx: ToolContext, direction: str = "down") -> Reply:
         """Scroll the page (or its scrolling list) to load more; content that appears is in the reply.
 
         Args:
@@ -56,23 +57,23 @@ def _page_tools(run_of: RunOf) -> list[BaseTool]:
         where = (direction or "down").strip().lower()
         if where not in DIRECTIONS:
             raise ToolFailure(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.", "bad_arguments")
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         return run.act(lambda s: s.scroll(where), work, changes=True)
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_back(config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_back(_ctx: ToolContext) -> Reply:
         """Go back to the previous page in the browser's history and show it."""
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         return run.act(lambda s: s.back(), work)
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_snapshot(config: RunnableConfig, page: int = 1) -> Reply:  # noqa: D417 - config is injected
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_snapshot(_ctx: ToolContext, page: int = 1) -> Reply:
         """Show the browser's current page again: after it changed by itself, or page N of a long snapshot.
 
         Args:
             page: Which page of the snapshot to show (1 is the first); a reply says how many there are.
         """
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         opened(run)
         if page != 1 and run.last is not None:  # page N of the snapshot the reply before named
             return run.reply(run.last, work, page)
@@ -84,18 +85,18 @@ def _page_tools(run_of: RunOf) -> list[BaseTool]:
 def _element_tools(run_of: RunOf) -> list[BaseTool]:
     """browser_click, browser_type, browser_select and browser_hover: one element, named by its ref."""
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_click(ref: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_click(_ctx: ToolContext, ref: str) -> Reply:
         """Click the element with this ref (a link, button, tab, checkbox, radio, menu item) and show the page after.
 
         Args:
             ref: The element's ref from the latest snapshot, e.g. "e12".
         """
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         return run.act(lambda s: s.act(ref, "click"), work)
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_type(ref: str, text: str, config: RunnableConfig, submit: bool = False) -> Reply:  # noqa: D417
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_type(_ctx: ToolContext, ref: str, text: str, submit: bool = False) -> Reply:
         """Replace the content of a text field with `text`, optionally pressing Enter.
 
         A field with a type (date, time, number, range…) takes only its format, shown as format=… in the
@@ -106,11 +107,11 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             text: What the field should contain afterwards, exactly (spaces kept), e.g. "2024-03-05" for a date.
             submit: True to press Enter after typing (submits a search box or form).
         """
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         return run.act(lambda s: widgets.type_checked(s, ref, text, submit), work)
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_select(ref: str, option: str | list[str], config: RunnableConfig) -> Reply:  # noqa: D417
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_select(_ctx: ToolContext, ref: str, option: str | list[str]) -> Reply:
         """Pick an option of a select or combobox by its visible label (else by its value); several in a listbox.
 
         Args:
@@ -118,7 +119,7 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             option: The option's label as listed in the snapshot's options="…", e.g. "2019"; for a multi-select
                 (listbox) a list of labels, e.g. ["Red", "Blue"]: exactly those end up selected.
         """
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         opened(run)
         if isinstance(option, list):
             if not option:
@@ -126,14 +127,14 @@ def _element_tools(run_of: RunOf) -> list[BaseTool]:
             return run.reply(run.run(lambda s: widgets.select_options(s, ref, [str(o) for o in option])), work)
         return run.reply(run.run(lambda s: s.act(ref, "select", option)), work)
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_hover(ref: str, config: RunnableConfig) -> Reply:  # noqa: D417 - config is injected
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_hover(_ctx: ToolContext, ref: str) -> Reply:
         """Move the pointer over an element; what appears (a tooltip, a menu, a chart value) is in the reply.
 
         Args:
             ref: The element's ref from the latest snapshot, e.g. "e20".
         """
-        run, work = run_of(config)
+        run, work = run_of(_ctx)
         return run.act(lambda s: s.act(ref, "hover"), work, changes=True)
 
     return [browser_click, browser_type, browser_select, browser_hover]

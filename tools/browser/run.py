@@ -15,13 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from langchain_core.runnables import RunnableConfig
-
 from config import Settings
 from tools.browser.engine import BrowserEngine
 from tools.browser.session import THUMBNAIL_WIDTH, BrowserSession, Capture
 from tools.browser.widgets import ShotFrame
 from tools.core.artifacts import Reply, ToolArtifact
+from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
 from tools.core.paging import Document, remember_named
 from tools.core.services import RunServices
@@ -138,7 +137,7 @@ def _appeared(before: Capture | None, after: Capture, limit: int = 12) -> list[s
     return ["New on the page:", *shown, *more]
 
 
-RunOf = Callable[[RunnableConfig], "tuple[BrowserRun, RunServices]"]
+RunOf = Callable[[ToolContext], "tuple[BrowserRun, RunServices]"]
 """The tools' way to the calling run's browser and services."""
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import io
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.browser.run import RunOf, opened, thumbnail_url
@@ -13,6 +12,7 @@ from tools.browser.session import BrowserSession
 from tools.browser.widgets import ShotFrame
 from tools.core.artifacts import CONTENT_AND_ARTIFACT, Reply, ToolArtifact
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.media.images import SourceImage
 from tools.media.vision_model import ask_vision, standalone_client
 
@@ -21,8 +21,8 @@ def make_screenshot_tool(settings: Settings, run_of: RunOf) -> BaseTool:
     """browser_screenshot over the calling run's tab."""
     fallback = standalone_client(settings) if settings.llm_configured else None
 
-    @tool(response_format=CONTENT_AND_ARTIFACT)
-    def browser_screenshot(config: RunnableConfig, question: str = "", full_page: bool = False) -> Reply:  # noqa: D417
+    @context_tool(response_format=CONTENT_AND_ARTIFACT)
+    def browser_screenshot(_ctx: ToolContext, question: str = "", full_page: bool = False) -> Reply:
         """Take a PNG screenshot of what the browser shows now, saved in the run's workspace; optionally ask about it.
 
         Use it for what text cannot show: charts drawn on a canvas, maps, images, colours, layout. With a
@@ -34,7 +34,7 @@ def make_screenshot_tool(settings: Settings, run_of: RunOf) -> BaseTool:
                 Leave empty to only save the screenshot.
             full_page: True for the whole page top to bottom (at most 10000 pixels tall), not only the 1280×800 view.
         """
-        run, services = run_of(config)
+        run, services = run_of(_ctx)
         work = services.workspace
         opened(run)
         png, url, frame = run.run(lambda s: _shoot(s, full_page))
@@ -45,7 +45,7 @@ def make_screenshot_tool(settings: Settings, run_of: RunOf) -> BaseTool:
         size = f"{frame.width}×{frame.height}"
         what = f"the whole page, {size}" if full_page else f"the {size} view"
         text = f"Screenshot of {url} ({what}) saved to {path}."
-        model = ToolContext.of(config).model or fallback
+        model = _ctx.model or fallback
         if question.strip() and (settings.vision_model is None or model is None):
             text += " No vision model is configured here, so the question was not answered."
         elif question.strip() and model is not None:

@@ -8,7 +8,6 @@ assembles the tools over the application's shared browser.
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from config import Settings
@@ -29,9 +28,9 @@ BROWSER_TOOLS = ["browser_open", "browser_click", "browser_type", "browser_selec
                  "browser_drag", "browser_click_at", "browser_hover_at", "browser_select_text", "browser_upload"]
 
 
-def _browser_run(config: RunnableConfig, engine: BrowserEngine,
+def _browser_run(ctx: ToolContext, engine: BrowserEngine,
                  settings: Settings) -> tuple[BrowserRun, RunServices]:
-    services = ToolContext.of(config).services
+    services = ctx.services
 
     def make() -> BrowserRun:
         return BrowserRun(engine, BrowserTimes.from_settings(settings), settings.BROWSER_MAX_PAGES,
@@ -64,8 +63,8 @@ def make_browser_tools(settings: Settings, browsers: BrowserEngines | None = Non
                                                "deps=Application.tool_deps()")
     engine = engine_for(settings, browsers)
 
-    def run_of(config: RunnableConfig) -> tuple[BrowserRun, RunServices]:
-        return _browser_run(config, engine, settings)
+    def run_of(ctx: ToolContext) -> tuple[BrowserRun, RunServices]:
+        return _browser_run(ctx, engine, settings)
 
     return make_action_tools(settings, run_of, make_screenshot_tool(settings, run_of))
 

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from rag.types import KnowledgeBase
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure
 
 _SHOWN_CHARS = 500
 
 
-def _excluded_task_ids(config: RunnableConfig | None) -> set[str]:
-    ctx = ToolContext.of(config)
+def _excluded_task_ids(ctx: ToolContext) -> set[str]:
     ids = {ctx.task_id} if ctx.task_id else set()
     return ids | {p.stem for p in ctx.attachments}
 
@@ -45,8 +44,8 @@ def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = No
                                 "or `--jsonl FILE`")
     top_k = max(settings.RAG_TOP_K, 5)
 
-    @tool
-    def rag_search(query: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain
+    @context_tool
+    def rag_search(_ctx: ToolContext, query: str) -> str:
         """Search the knowledge base of previously solved questions for ones similar to your query.
 
         Returns the nearest stored questions with their known answers and cosine similarities (1.0 =
@@ -59,7 +58,7 @@ def make_rag_tools(settings: Settings, knowledge_base: KnowledgeBase | None = No
         """
         if not (query or "").strip():
             raise ToolFailure("empty query. Pass the question (or its key part) to search for.", "bad_arguments")
-        matches = kb.search(query, k=top_k, exclude_task_ids=_excluded_task_ids(config))
+        matches = kb.search(query, k=top_k, exclude_task_ids=_excluded_task_ids(_ctx))
         if not matches:
             return ("No stored questions found (the knowledge base has nothing else to offer; "
                     "solve it with other tools).")

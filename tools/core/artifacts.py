@@ -1,8 +1,8 @@
 """What a tool's reply carries beside the text the model reads (LangChain's content-and-artifact replies).
 
-A tool declared `@tool(response_format="content_and_artifact")` returns `(text, ToolArtifact(...))`; the
-executor invokes it as a tool call, so the artifact comes back on the ToolMessage, and puts it into the
-trace. The model's context only ever holds the text.
+A tool declared `@tool(response_format="content_and_artifact")` (or `@context_tool(...)`) returns
+`(text, ToolArtifact(...))`; the executor invokes it as a tool call, so the artifact comes back on the
+ToolMessage, and puts it into the trace. The model's context only ever holds the text.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """ToolContext: everything a tool call knows about the run it belongs to, as one typed object.
 
 The graph makes it once per run (`ToolContext.to_config()` puts it into the LangChain
-`RunnableConfig`), and every tool reads it with `ToolContext.of(config)`; nothing else builds or
-reads `configurable` by hand. The run's shared objects (workspace, page cache, browser, downloads) are
+`RunnableConfig`); a tool declared with `context_tool` (tools.core.context_tool) receives it as its first
+argument, and the executor reads it with `ToolContext.of(config)`; nothing else builds or reads
+`configurable` by hand. The run's shared objects (workspace, page cache, browser, downloads) are
 its `RunServices` (`ctx.services`). A call made outside a run (`python -m tools call`, a test invoking a
 tool directly) gets an unconfined context with the process's services.
 """

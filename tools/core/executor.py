@@ -34,15 +34,15 @@ from tools.core.replay_cache import CachedResult
 
 log = logging.getLogger(__name__)
 
-def truncate(text: str, limit: int, tool_name: str = "tool", config: RunnableConfig | None = None) -> tuple[str, int]:
+def truncate(text: str, limit: int, tool_name: str, context: ToolContext) -> tuple[str, int]:
     """Fit `text` into `limit` characters; return (text, characters not shown).
 
-    A longer output is not lost: it is saved in the run's workspace and its first page is shown, with the
-    read_file call that reads the next page (tools.core.paging).
+    A longer output is not lost: it is saved in `context`'s run workspace and its first page is shown, with
+    the read_file call that reads the next page (tools.core.paging).
     """
     if len(text) <= limit:
         return text, 0
-    return page_long_output(text, tool_name, ToolContext.of(config).services, limit)
+    return page_long_output(text, tool_name, context.services, limit)
 
 
 # Idle threads are reused; a tool stuck past its timeout keeps its thread, so the cap is generous.
@@ -71,21 +71,21 @@ def run_tool(tool: BaseTool, args: dict[str, Any], settings: Settings, config: R
     context = ToolContext.of(config)
     cache = context.tool_cache
     if cache is None:
-        return _run_live(tool, args, settings, config, raise_internal_errors)
+        return _run_live(tool, args, settings, config, context, raise_internal_errors)
     started = time.monotonic()
     if (hit := cache.replay(tool.name, args, context.task_id)) is not None:
         outcome = ToolOutcome(output=hit.output, ok=hit.ok, duration_s=time.monotonic() - started,
                               truncated_chars=hit.truncated_chars, error_kind=hit.error_kind,
                               replayed=True)
     else:
-        outcome = _run_live(tool, args, settings, config, raise_internal_errors)
+        outcome = _run_live(tool, args, settings, config, context, raise_internal_errors)
     cache.keep(tool.name, args, context.task_id,
                CachedResult(outcome.output, outcome.ok, outcome.error_kind, outcome.truncated_chars))
     return outcome
 
 
 def _run_live(tool: BaseTool, args: dict[str, Any], settings: Settings, config: RunnableConfig | None,
-              raise_internal_errors: bool) -> ToolOutcome:
+              context: ToolContext, raise_internal_errors: bool) -> ToolOutcome:
     """Run the tool itself (see `run_tool`)."""
     start = time.monotonic()
     limit = settings.TOOL_TIMEOUT
@@ -125,7 +125,7 @@ def _run_live(tool: BaseTool, args: dict[str, Any], settings: Settings, config: 
         if future is not None:
             future.cancel()  # no-op once running; drops a call still queued behind hung tools
     text = redact(text, settings)
-    text, cut = truncate(text, settings.MAX_FILE_SIZE, tool.name, config)
+    text, cut = truncate(text, settings.MAX_FILE_SIZE, tool.name, context)
     if error_kind is None and text.startswith("Error:"):
         error_kind = "reported"
     return ToolOutcome(output=text, ok=error_kind is None, duration_s=time.monotonic() - start,

@@ -10,7 +10,6 @@ read, confined or not.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
@@ -21,9 +20,8 @@ _PSEUDO_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 _SECRET_PARTS = {".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".docker", ".kube", ".pypirc"}
 
 
-def resolve_path(path: str, config: Any = None) -> Path:
-    """The existing file `path` names: as given, or an attachment with that file name; else ToolFailure."""
-    ctx = ToolContext.of(config)
+def resolve_path(path: str, ctx: ToolContext) -> Path:
+    """The existing file `path` names: as given, or an attachment of `ctx` with that file name; else ToolFailure."""
     raw = (path or "").strip().strip("'\"")
     if not raw:
         raise ToolFailure("no path given. Pass the absolute path of the file (attachments are listed in the task).",
@@ -47,12 +45,12 @@ def resolve_path(path: str, config: Any = None) -> Path:
     raise ToolFailure(f"file not found: {raw}.{hint}", "missing_file")
 
 
-def resolve_media(path: str, config: Any, extensions: tuple[str, ...], kind: str, empty_note: str) -> Path:
+def resolve_media(path: str, ctx: ToolContext, extensions: tuple[str, ...], kind: str, empty_note: str) -> Path:
     """Like `resolve_path`, but also refuse a file whose extension is not in `extensions` or that is empty.
 
     `kind` names the expected type ("an image"), `empty_note` says what an empty file lacks.
     """
-    file = resolve_path(path, config)
+    file = resolve_path(path, ctx)
     if file.suffix.lower() not in extensions:
         raise ToolFailure(f"{file.name} is not {kind} ({file.suffix or 'no extension'}); supported: "
                           f"{', '.join(extensions)}. Use read_file for other files.", "unsupported_type")

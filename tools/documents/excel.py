@@ -6,11 +6,11 @@ so a hostile workbook costs one killed process.
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import require_modules
 from tools.core.paging import read_paged
 from tools.core.paths import human_size, resolve_path
@@ -24,8 +24,8 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
 
     budget = settings.MAX_FILE_SIZE
 
-    @tool
-    def parse_excel(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def parse_excel(_ctx: ToolContext, path: str, page: int = 1) -> str:
         """Read every sheet of a spreadsheet (.xlsx, .xlsm, .xls or .csv) as tables, with cell fill colours.
 
         Rows keep their spreadsheet row numbers and columns their letters (A, B, ...). Cells with a
@@ -37,13 +37,13 @@ def make_excel_tools(settings: Settings) -> list[BaseTool]:
             path: Absolute path of the spreadsheet file (an attachment's path as given in the task).
             page: Which page of a long listing to read (1 is the first).
         """
-        file = resolve_path(path, config)
+        file = resolve_path(path, _ctx)
 
         def produce() -> str:
             return (f"File: {file.name} ({human_size(file.stat().st_size)})\n"
                     + parse_document("excel", file, file.name, limits=document_limits(settings.TOOL_TIMEOUT),
                                    max_rows=SCAN_ROWS))  # in the budgeted worker
 
-        return read_paged(ToolContext.of(config).services, file, "parse_excel", produce, budget, page)
+        return read_paged(_ctx.services, file, "parse_excel", produce, budget, page)
 
     return [parse_excel]

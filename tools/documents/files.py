@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import ToolFailure
 from tools.core.paging import read_paged
 from tools.core.paths import human_size, resolve_path
@@ -120,8 +120,8 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
     """Build read_file; its pages (and the share of zip members) come from MAX_FILE_SIZE."""
     budget = settings.MAX_FILE_SIZE
 
-    @tool
-    def read_file(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def read_file(_ctx: ToolContext, path: str, page: int = 1) -> str:
         """Read a file and return its content as text, with a header giving its type and size.
 
         Handles text files (.txt .md .json .jsonld .xml .html .py .pdb .csv and other text), Word
@@ -134,7 +134,7 @@ def make_file_tools(settings: Settings) -> list[BaseTool]:
             path: Absolute path of the file (an attachment's path as given in the task).
             page: Which page of a long file to read (1 is the first).
         """
-        file, run = resolve_path(path, config), ToolContext.of(config).services
+        file, run = resolve_path(path, _ctx), _ctx.services
         work = run.workspace
         return read_paged(run, file, "read_file", lambda: read_path(file, workspace=work, members_budget=budget,
                                                                       seconds=settings.TOOL_TIMEOUT),

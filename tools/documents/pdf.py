@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import require_modules
 from tools.core.paths import human_size, resolve_path
 from tools.documents.isolated import parse_document
@@ -37,8 +37,8 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
 
     budget = settings.MAX_FILE_SIZE
 
-    @tool
-    def parse_pdf(path: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def parse_pdf(_ctx: ToolContext, path: str, page: int = 1) -> str:
         """Extract the text of a PDF file page by page, with its tables as markdown tables.
 
         Use this for .pdf attachments or downloaded PDFs. PDF pages are headed '--- Page N ---'. A long
@@ -50,9 +50,9 @@ def make_pdf_tools(settings: Settings) -> list[BaseTool]:
             page: Which reply page to read (1 is the first); not a PDF page number.
         """
         started = time.monotonic()
-        file = resolve_path(path, config)
+        file = resolve_path(path, _ctx)
         label = f"{file.name} ({human_size(file.stat().st_size)})"
-        doc = pdf_document(ToolContext.of(config).services, file, label, f'parse_pdf(path="{file}", page={{page}})',
+        doc = pdf_document(_ctx.services, file, label, f'parse_pdf(path="{file}", page={{page}})',
                            budget, started + max(1.0, settings.TOOL_TIMEOUT - 2.0))
         return read_page(doc, page)
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import ToolFailure
 from tools.isolation.launcher import Limits
 from tools.isolation.modes import choose_backend
@@ -74,8 +74,8 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
     wall = settings.TOOL_TIMEOUT
     output_cap = max(4 * settings.MAX_FILE_SIZE, 16_000)
 
-    @tool
-    def run_python(code: str, config: RunnableConfig) -> str:  # noqa: D417 - `config` is injected by LangChain
+    @context_tool
+    def run_python(_ctx: ToolContext, code: str) -> str:
         """Run a Python 3 program in an isolated sandbox and return what it prints.
 
         Use it for arithmetic, counting, dates, string puzzles and data analysis. print() every value
@@ -93,9 +93,8 @@ def make_sandbox_tools(settings: Settings) -> list[BaseTool]:
             raise ToolFailure("no code given: pass a complete Python program that print()s its result.",
                               "bad_arguments")
         # Files read_file extracted from archives (or fetch_webpage downloaded) live in the workspace.
-        ctx = ToolContext.of(config)
-        result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=[str(p) for p in ctx.attachments],
-                               workspace=str(ctx.work.root), backend=backend, output_cap=output_cap)
+        result = run_sandboxed(code, limits=limits, wall_seconds=wall, attachments=[str(p) for p in _ctx.attachments],
+                               workspace=str(_ctx.work.root), backend=backend, output_cap=output_cap)
         return format_result(result)
 
     return [run_python]

@@ -19,10 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
+from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure, require_modules
 from tools.core.paths import resolve_media
 from tools.media.segments import Segment
@@ -137,16 +138,14 @@ def speech_segments(whisper: LazyWhisper, samples: Any, deadline: float) -> tupl
     return segments, None
 
 
-def _youtube_file(source: str, config: RunnableConfig, deadline: float) -> Path | None:
+def _youtube_file(source: str, ctx: ToolContext, deadline: float) -> Path | None:
     """The run's file of a YouTube URL (downloaded by `deadline` unless an earlier call did); None for a path."""
-    from tools.core.context import ToolContext
     from tools.media.video.downloads import run_videos, youtube_video
     from tools.media.video.youtube import youtube_id
 
     video_id = youtube_id(source) if "://" in source or source.lower().startswith(("youtu", "www.youtu")) else None
     if video_id is None:
         return None
-    ctx = ToolContext.of(config)
     info = youtube_video(ctx.work, run_videos(ctx), video_id, deadline, True, ctx.work.reserve)
     if info.file is None:
         raise ToolFailure(f"the YouTube video {video_id} could not be downloaded ({'; '.join(info.notes) or 'no file'})"
@@ -163,8 +162,8 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
     def deadline_of(start: float) -> float:
         return start + budget
 
-    @tool
-    def transcribe_audio(path: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def transcribe_audio(_ctx: ToolContext, path: str) -> str:
         """Transcribe the speech in an audio file (mp3, wav, m4a, flac, ogg) and return the text.
 
         Use it for voice memos, recorded questions, lectures and songs with lyrics. The transcript is
@@ -175,8 +174,8 @@ def make_audio_tools(settings: Settings) -> list[BaseTool]:
                 (its sound is transcribed; a video already downloaded in this run by watch_video is reused).
         """
         start = time.monotonic()
-        file = _youtube_file(path, config, start + budget / 2) or resolve_media(
-            path, config, AUDIO_EXTENSIONS, "an audio file", "there is no audio to transcribe.")
+        file = _youtube_file(path, _ctx, start + budget / 2) or resolve_media(
+            path, _ctx, AUDIO_EXTENSIONS, "an audio file", "there is no audio to transcribe.")
         samples = decode(file)
         seconds = len(samples) / SAMPLE_RATE
         if seconds < 0.05:

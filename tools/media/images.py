@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from config import Settings
+from tools.core.context import ToolContext
 from tools.core.errors import ToolFailure
 from tools.core.paths import resolve_media
 
@@ -46,15 +47,15 @@ def split_page(path: str, page: int = 0) -> tuple[str, int]:
     return raw, page or (int(match.group(1)) if match else 0)
 
 
-def open_image(path: str, config: Any, settings: Settings, page: int = 0) -> SourceImage:
+def open_image(path: str, ctx: ToolContext, settings: Settings, page: int = 0) -> SourceImage:
     """The image `path` names: a file, an http(s) URL (image or PDF), or page `page` of a PDF."""
     raw, page = split_page(path, page)
     if raw.lower().startswith(("http://", "https://")):
         return _from_url(raw, settings, page)
     if raw.lower().endswith(".pdf"):
-        file = resolve_media(raw, config, (".pdf",), "a PDF", "there is no page to look at.")
+        file = resolve_media(raw, ctx, (".pdf",), "a PDF", "there is no page to look at.")
         return render_pdf_page(file.read_bytes(), page or 1, file.name)
-    file = resolve_media(raw, config, IMAGE_EXTENSIONS, "an image", "there is no image to read.")
+    file = resolve_media(raw, ctx, IMAGE_EXTENSIONS, "an image", "there is no image to read.")
     return SourceImage(decode_image(file.read_bytes(), file.name), file.name,
                        photo=file.suffix.lower() in (".jpg", ".jpeg"))
 

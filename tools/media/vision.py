@@ -15,10 +15,11 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
+from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.media.images import open_image
 from tools.media.vision_model import ask_vision, run_model, standalone_client
@@ -72,8 +73,8 @@ def make_ocr_tools(settings: Settings) -> list[BaseTool]:
 
     ocr_timeout = max(5.0, settings.TOOL_TIMEOUT - 2)
 
-    @tool
-    def image_ocr(path: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected, not the model's
+    @context_tool
+    def image_ocr(_ctx: ToolContext, path: str) -> str:
         """Read the printed or typed text in an image (OCR) and return it as plain text.
 
         Use it for screenshots, scanned pages, tables and signs in png/jpg/gif/webp files. It reads
@@ -84,7 +85,7 @@ def make_ocr_tools(settings: Settings) -> list[BaseTool]:
             path: the image: an absolute file path (an attachment path from the task), an http(s) image URL,
                 or a PDF page as "/path/report.pdf#page=3".
         """
-        source = open_image(path, config, settings)
+        source = open_image(path, _ctx, settings)
         cleaned = ocr_image(source.image, ocr_timeout)
         if not cleaned:
             return (f"No text found in {source.label} by OCR. If the image shows something other than printed "
@@ -107,8 +108,8 @@ def make_vision_tools(settings: Settings) -> list[BaseTool]:
     fallback = standalone_client(settings)
     ocr_timeout = max(5.0, settings.TOOL_TIMEOUT - 2)
 
-    @tool
-    def analyze_image(path: str, question: str, config: RunnableConfig, page: int = 0) -> str:  # noqa: D417
+    @context_tool
+    def analyze_image(_ctx: ToolContext, path: str, question: str, page: int = 0) -> str:
         """Ask the vision model a question about an image (a file, a web image, or a PDF page) and return its answer.
 
         Use it for what an image shows: objects, people, positions (e.g. a chess board), colours,
@@ -124,13 +125,13 @@ def make_vision_tools(settings: Settings) -> list[BaseTool]:
         """
         if not question.strip():
             raise ToolFailure("no question given: say what you want to know about the image.", "bad_arguments")
-        source = open_image(path, config, settings, page)
+        source = open_image(path, _ctx, settings, page)
         if vision is None:
             text = ocr_image(source.image, ocr_timeout)
             note = ("Vision is off here (VISION_MODEL_NAME=none), so the image was not looked at: this is the text "
                     f"OCR read in {source.label}, not an answer to the question.")
             return f"{note}\n\n{text}" if text else f"{note} OCR found no text in it."
-        answer = ask_vision(run_model(config, fallback), settings, question, [source])
+        answer = ask_vision(run_model(_ctx, fallback), settings, question, [source])
         return answer or "The vision model returned an empty answer; rephrase the question or use image_ocr."
 
     return [analyze_image]

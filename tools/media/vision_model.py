@@ -29,9 +29,9 @@ def standalone_client(settings: Settings) -> ToolModel:
     return ModelClient(settings, ChatModels(settings))
 
 
-def run_model(config: Any, fallback: ToolModel) -> ToolModel:
-    """The run's model client from the tool call's config, else `fallback` (calls made outside a run)."""
-    model = ToolContext.of(config).model
+def run_model(ctx: ToolContext, fallback: ToolModel) -> ToolModel:
+    """The run's model client, else `fallback` (calls made outside a run)."""
+    model = ctx.model
     return model if model is not None else fallback
 
 

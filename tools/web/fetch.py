@@ -12,11 +12,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.paging import Document, file_document, latest_reading, named_document
 from tools.core.paths import human_size, resolve_path
 from tools.core.services import RunServices
@@ -116,8 +116,8 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
     """Build fetch_webpage and find_in_page (one page cache per run)."""
     reader = WebReader.from_settings(settings)
 
-    @tool
-    def fetch_webpage(url: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def fetch_webpage(_ctx: ToolContext, url: str, page: int = 1) -> str:
         """Fetch a web page (http or https) and return its text as markdown, one page of it at a time.
 
         Links are kept as [text](URL) so you can follow them (as [text](<URL>) when the URL holds
@@ -131,10 +131,10 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
             url: The full address of the page, e.g. https://en.wikipedia.org/wiki/Mercedes_Sosa.
             page: Which page of the text to read (1 is the first); a reply tells you how many there are.
         """
-        return read_page(reader.document(url, ToolContext.of(config).services), page)
+        return read_page(reader.document(url, _ctx.services), page)
 
-    @tool
-    def find_in_page(source: str, query: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def find_in_page(_ctx: ToolContext, source: str, query: str) -> str:
         """Find every place a word or phrase occurs in a web page or file, with the text around it and its page number.
 
         Use it on a long page instead of reading every page: then read the page it names with
@@ -147,11 +147,10 @@ def make_fetch_tools(settings: Settings) -> list[BaseTool]:
                 or a file a tool saved), or "browser" for the page open in the browser.
             query: The word or phrase to look for, e.g. "Nobel Prize" or "1987".
         """
-        ctx = ToolContext.of(config)
         raw = (source or "").strip()
-        run = ctx.services
+        run = _ctx.services
         doc = named_document(run, raw) or (
-            reader.document(raw, run) if looks_like_url(raw) else reader.file(resolve_path(raw, config), run))
+            reader.document(raw, run) if looks_like_url(raw) else reader.file(resolve_path(raw, _ctx), run))
         return find_in(doc, query)
 
     return [fetch_webpage, find_in_page]

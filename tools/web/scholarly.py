@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.web.crossref import Crossref, Unpaywall
 from tools.web.openalex import OpenAlex, Work, year_filters
@@ -204,12 +204,11 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
     openalex = papers.openalex
     keyed = bool(openalex.service.api_key)
 
-    def run_budget(config: RunnableConfig) -> RunBudget:
-        return ToolContext.of(config).services.kept(RunBudget)
+    def run_budget(ctx: ToolContext) -> RunBudget:
+        return ctx.services.kept(RunBudget)
 
-    @tool
-    def scholarly_search(query: str, config: RunnableConfig, author: str = "", year: str = "",  # noqa: D417
-                         venue: str = "") -> str:
+    @context_tool
+    def scholarly_search(_ctx: ToolContext, query: str, author: str = "", year: str = "", venue: str = "") -> str:
         """Search scholarly works (journals, conferences, books, preprints) in OpenAlex: up to 10 works.
 
         Each hit gives title, authors, year, venue, DOI, OpenAlex id, cited-by count, type and an
@@ -224,10 +223,10 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
         """
         if not any(v.strip() for v in (query or "", author or "", venue or "")):
             raise ToolFailure("give at least a query, an author or a venue, e.g. query=\"graphene\".", "bad_arguments")
-        return _guarded(run_budget(config), keyed, lambda: _search_works(openalex, query, author, year, venue))
+        return _guarded(run_budget(_ctx), keyed, lambda: _search_works(openalex, query, author, year, venue))
 
-    @tool
-    def paper_lookup(doi_or_title: str, config: RunnableConfig) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def paper_lookup(_ctx: ToolContext, doi_or_title: str) -> str:
         """Look up one paper by DOI or exact title: full metadata, abstract and an open-access copy.
 
         Gives title, authors (with ORCID iDs when recorded), journal, volume/issue/pages, publication
@@ -242,7 +241,7 @@ def _openalex_tools(settings: Settings) -> list[BaseTool]:
             raise ToolFailure("pass a DOI such as 10.1038/nature14539 or a paper's title.", "bad_arguments")
         if find_doi(text):  # a DOI is a singleton lookup: free, so it goes even once the budget is spent
             return papers.lookup(text)
-        return _guarded(run_budget(config), keyed, lambda: papers.lookup(text))
+        return _guarded(run_budget(_ctx), keyed, lambda: papers.lookup(text))
 
     return [scholarly_search, paper_lookup]
 

@@ -19,11 +19,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.core.paging import Document
 from tools.core.services import RunServices
@@ -146,8 +146,8 @@ def make_wayback_tools(settings: Settings) -> list[BaseTool]:
     reader = WebReader.from_settings(settings)
     api_url = settings.WAYBACK_API_URL
 
-    @tool
-    def wayback(url: str, date: str, config: RunnableConfig, page: int = 1) -> str:  # noqa: D417 - config is injected
+    @context_tool
+    def wayback(_ctx: ToolContext, url: str, date: str, page: int = 1) -> str:
         """Read a web page as the Wayback Machine archived it, in the snapshot closest to a date.
 
         The reply states the snapshot's timestamp and URL, then the page's text with links, in pages
@@ -160,7 +160,7 @@ def make_wayback_tools(settings: Settings) -> list[BaseTool]:
         """
         target = check_url(url, reader.blocked)  # an archived copy of a blocked page leaks the same answers
         stamp = day_bound(date, end=False, what="date").strftime("%Y%m%d")
-        run = ToolContext.of(config).services
+        run = _ctx.services
         cache = run.pages
 
         def make() -> Document:

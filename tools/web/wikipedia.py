@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlencode, urljoin, urlsplit
 
-from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from config import Settings
 from tools.core.context import ToolContext
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.core.paging import Document, PageCache
 from tools.documents.textio import html_to_markdown
@@ -196,9 +196,8 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
                                 "e.g. https://en.wikipedia.org/w/api.php.")
     timeout_s = max(2.0, settings.TOOL_TIMEOUT - 1.0)
 
-    @tool
-    def wikipedia_page(title: str, config: RunnableConfig, as_of: str = "",  # noqa: D417 - config is injected
-                       page: int = 1) -> str:
+    @context_tool
+    def wikipedia_page(_ctx: ToolContext, title: str, as_of: str = "", page: int = 1) -> str:
         """Read a Wikipedia article as it was on a date (its latest revision at or before the end of that UTC day).
 
         The reply names the revision id and its timestamp, then the article's text with links, in
@@ -215,7 +214,7 @@ def make_wikipedia_tools(settings: Settings) -> list[BaseTool]:
         if not name:
             raise ToolFailure("no title given. Pass the article's title, e.g. \"Mercedes Sosa\".", "bad_arguments")
         moment = iso(day_bound(as_of, end=True, what="as_of")) if (as_of or "").strip() else None
-        cache = ToolContext.of(config).services.pages
+        cache = _ctx.services.pages
 
         def make() -> Document:
             return _read_revision(settings, name, moment, as_of, cache)

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool
 
 from config import Settings
 from tools.core.context import ToolContext, ToolModel
+from tools.core.context_tool import context_tool
 from tools.core.errors import MissingDependency, ToolFailure
 from tools.core.paths import resolve_media
 from tools.media.audio import LazyWhisper, clock, resolve_model, shared_model
@@ -81,9 +81,8 @@ def make_video_tools(settings: Settings) -> list[BaseTool]:
     budget = max(4.0, settings.TOOL_TIMEOUT - 3.0)  # leave time to assemble and return the reply
     fallback = standalone_client(settings)
 
-    @tool
-    def watch_video(source: str, config: RunnableConfig, question: str = "", start: str = "",  # noqa: D417
-                    end: str = "") -> str:
+    @context_tool
+    def watch_video(_ctx: ToolContext, source: str, question: str = "", start: str = "", end: str = "") -> str:
         """Watch a video (a YouTube URL, a video file or an animated GIF): title, duration, timed transcript, frames.
 
         The transcript has [m:ss] timestamps (YouTube captions when the video has them, else speech
@@ -102,7 +101,7 @@ def make_video_tools(settings: Settings) -> list[BaseTool]:
         """
         watcher = Watcher(settings, found, limited, budget, fallback)
         window = (parse_time(start, "start"), parse_time(end, "end"))
-        return watcher.watch(source, question, config, window)
+        return watcher.watch(source, question, _ctx, window)
 
     watch_video.metadata = {"limited": limited}
     return [watch_video]
@@ -135,10 +134,9 @@ class Watcher:
         """
         return self.media_start + (self.deadline - self.media_start) * share
 
-    def watch(self, source: str, question: str, config: RunnableConfig,
+    def watch(self, source: str, question: str, ctx: ToolContext,
               window: tuple[float | None, float | None] = (None, None)) -> str:
-        """The reply for `source` (see watch_video); `window` is the (start, end) asked for, in seconds."""
-        ctx = ToolContext.of(config)
+        """The reply for `source` (see watch_video) in `ctx`'s run; `window` is the (start, end) asked, in seconds."""
         video_id = youtube_id(source)
         captions: dict[str, Any] = {}
         captioner = None
@@ -153,10 +151,10 @@ class Watcher:
                 raise ToolFailure(f"{source} is not a YouTube video. watch_video plays YouTube URLs and video files; "
                                   "for another site, save the video with fetch_webpage and pass the saved path.",
                                   "unsupported_type")
-            info = YouTubeInfo("", file=resolve_media(source, config, WATCHABLE, "a video file or GIF",
+            info = YouTubeInfo("", file=resolve_media(source, ctx, WATCHABLE, "a video file or GIF",
                                                       "there is nothing to watch."))
             if info.file is not None and info.file.suffix.lower() == ".gif":
-                return self.gif(info.file, window, question, config)
+                return self.gif(info.file, window, question, ctx)
         file = info.file
         media = probe(self.found["ffprobe"], file, timeout=10.0) if file is not None and self.found["ffprobe"] else None
         duration = info.duration or (media.duration if media else None)
@@ -175,7 +173,7 @@ class Watcher:
         elif not segments and self.found["whisper"] is None and not label:
             label = "speech-to-text is not available here"
         frames, how = self.keyframes(file, media, duration, info.title or (media.title if media else None),
-                                     question, ctx, config)
+                                     question, ctx)
         if listener is not None:
             listener.join(max(0.0, self.deadline - time.monotonic()))
             segments, label = speech.get("result") or ([], label + "; speech recognition did not finish within "
@@ -194,23 +192,23 @@ class Watcher:
         return report(name, info, media, duration, segments, label, frames, how, info.notes + self.notes, limits)
 
     def gif(self, file: Path, window: tuple[float | None, float | None], question: str,
-            config: RunnableConfig) -> str:
+            ctx: ToolContext) -> str:
         """The reply for an animated GIF: every distinct frame with its display times, OCR and description."""
         frames, total, how = gif_frames(file, *window)
         if not frames:
             raise ToolFailure(f"{file.name} shows nothing between the times asked (it lasts {total:.2f} s). Widen "
                               "or drop start/end.", "bad_arguments")
-        self.look(frames, question, None, config)
+        self.look(frames, question, None, ctx)
         limits = [why for part, why in self.limited.items() if part in ("frame text", "frame descriptions")]
         return report(file.name, YouTubeInfo(""), None, total, [], "a GIF has no sound", frames, how, self.notes,
                       limits)
 
-    def look(self, frames: list[Keyframe], question: str, title: str | None, config: RunnableConfig) -> None:
+    def look(self, frames: list[Keyframe], question: str, title: str | None, ctx: ToolContext) -> None:
         """OCR of the frames by 75% of the budget, then one vision request for their descriptions."""
         if self.found["tesseract"] and not read_text(frames, self.media_at(0.65)):
             self.notes.append("OCR stopped early (TOOL_TIMEOUT): later frames have no text")
         if frames and self.found["vision"]:
-            note = describe(frames, run_model(config, self.fallback), self.settings, question, title, self.deadline)
+            note = describe(frames, run_model(ctx, self.fallback), self.settings, question, title, self.deadline)
             if note:
                 self.notes.append(note)
 
@@ -222,7 +220,7 @@ class Watcher:
                              ctx.work.reserve)
 
     def keyframes(self, file: Path | None, media: Probe | None, duration: float | None, title: str | None,
-                  question: str, ctx: ToolContext, config: RunnableConfig) -> tuple[list[Keyframe], str]:
+                  question: str, ctx: ToolContext) -> tuple[list[Keyframe], str]:
         """Stills by 40% of the media time (a window's by 35%), OCR by 65%, descriptions by the deadline."""
         if file is None or not self.found["ffmpeg"] or (media is not None and not media.has_video):
             return [], ""
@@ -232,7 +230,7 @@ class Watcher:
         else:
             frames, how = take_stills(self.found["ffmpeg"], file, duration, ctx.work.subdir("frames"),
                                       self.media_at(0.4))
-        self.look(frames, question, title, config)
+        self.look(frames, question, title, ctx)
         return frames, how
 
 
