@@ -6,6 +6,7 @@ time comes), so each case is exact and instant.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -35,7 +36,7 @@ class FakeTab:
 def _session(monkeypatch: pytest.MonkeyPatch, request_ends: float, dom_changes: float,
              settle_s: float = 5.0) -> tuple[BrowserSession, FakeTab, list[float]]:
     clock = [0.0]
-    monkeypatch.setattr(session_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(session_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))  # this module's clock
     session: Any = BrowserSession.__new__(BrowserSession)
     session._settle = Settle(inflight=1, last=0.0)
     session._popups, session.notes, session.settle_s = [], [], settle_s
