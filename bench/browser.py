@@ -6,9 +6,10 @@ browser_open); a new browser context (median); browser_open and one click on a l
 process tree with no run open and per open run (context + tab); and, for each test page, the
 snapshot's size in tokens (the harness's estimate, characters / 3) against the page's raw DOM (outerHTML) and its
 innerText. `--parallel` instead prints the pool's ratio: six runs at once, each opening a page that
-takes 1 s to settle and clicking on it, against one such run alone (issue 34: at most 1.3x), and the CPU
+takes 1 s to settle and clicking on it, against one such run alone (issue 34: at most 1.3x), the CPU
 seconds each task cost (the Playwright driver and Chromium processes, and this Python process), which other
-work on a shared machine does not change as it does the wall-clock ratio.
+work on a shared machine does not change as it does the wall-clock ratio, and where a task's time went (its
+session's phases: the new context and tab, the load, the settle waits, the snapshots, the thumbnails, the click).
 `--detection` prints the loopback bot-detection page's checks as the browser sees them.
 Usage: `python bench/browser.py [--runs 20] [--parallel] [--detection]`.
 """
@@ -16,11 +17,15 @@ Usage: `python bench/browser.py [--runs 20] [--parallel] [--detection]`.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
+import threading
 import time
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -85,6 +90,51 @@ def _settle_site() -> object:
     return LocalWebServer({"/settle": Reply(200, SETTLE_PAGE), "/api/wait": wait})
 
 
+PHASES = ("context+tab", "goto", "settle", "snapshot", "thumbnail", "click")
+
+
+class PhaseClock:
+    """Seconds spent in each phase of the runs' browser sessions, summed over every run since the last `take`."""
+
+    def __init__(self) -> None:
+        self.spent: defaultdict[str, float] = defaultdict(float)
+        self._lock = threading.Lock()
+
+    def add(self, phase: str, seconds: float) -> None:
+        """Count `seconds` in `phase` (from any browser thread)."""
+        with self._lock:
+            self.spent[phase] += seconds
+
+    def take(self) -> defaultdict[str, float]:
+        """The seconds per phase so far (a capture's snapshot is what its settle wait and thumbnail left), and reset."""
+        with self._lock:
+            spent, self.spent = self.spent, defaultdict(float)
+        spent["snapshot"] = spent.pop("capture", 0.0) - spent["settle"] - spent["thumbnail"]
+        return spent
+
+    def watch(self) -> None:
+        """Time the browser session's steps in this process (the benchmark's own; the tools are unchanged)."""
+        from tools.browser import session
+
+        for owner, name, phase in ((session.BrowserSession, "__init__", "context+tab"),
+                                   (session.BrowserSession, "_goto", "goto"),
+                                   (session.BrowserSession, "_wait_settled", "settle"),
+                                   (session.BrowserSession, "capture", "capture"),
+                                   (session.BrowserSession, "thumbnail", "thumbnail"), (session, "_click", "click")):
+            setattr(owner, name, self._timed(getattr(owner, name), phase))
+
+    def _timed(self, step: Any, phase: str) -> Any:
+        @functools.wraps(step)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return step(*args, **kwargs)
+            finally:
+                self.add(phase, time.perf_counter() - began)
+
+        return timed
+
+
 def parallel(runs: int) -> None:
     """Six 1 s-settle tasks (open + click) at once against one alone: the median ratio over `runs` rounds.
 
@@ -92,6 +142,8 @@ def parallel(runs: int) -> None:
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    clock = PhaseClock()
+    clock.watch()
     with _settle_site() as site:  # type: ignore[attr-defined]
         harness = BrowserHarness(site.host_port)
 
@@ -104,12 +156,16 @@ def parallel(runs: int) -> None:
             work.close()
             return took
 
+        phases: dict[int, list[defaultdict[str, float]]] = {1: [], 6: []}
+
         def timed(count: int) -> tuple[float, float, float]:
             """Wall seconds of `count` tasks at once, and the browser's and Python's CPU seconds per task."""
             browser_before, python_before = cpu_s()
+            clock.take()
             began = time.perf_counter()
             list(pool.map(lambda _i: task(), range(count)))
             wall = time.perf_counter() - began
+            phases.setdefault(count, []).append(clock.take())
             time.sleep(0.5)  # the closed contexts' renderers exit and are counted
             browser_after, python_after = cpu_s()
             return wall, (browser_after - browser_before) / count, (python_after - python_before) / count
@@ -130,6 +186,9 @@ def parallel(runs: int) -> None:
               f"{statistics.median(t[1] for t in sixes):.2f} s in six; Python "
               f"{statistics.median(t[2] for t in ones):.3f} s alone, {statistics.median(t[2] for t in sixes):.3f} s "
               f"in six ({os.cpu_count()} cores)")
+        print("seconds per task in each phase, median (one alone / each of six): " + "; ".join(
+            f"{phase} {statistics.median(p[phase] for p in phases[1]):.2f} / "
+            f"{statistics.median(p[phase] / 6 for p in phases[6][1:]):.2f}" for phase in PHASES))
         harness.close()
 
 

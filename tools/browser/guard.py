@@ -52,7 +52,8 @@ def _rss_mb(pid: int) -> float:
         return 0.0
 
 
-def _children() -> dict[int, list[int]]:
+def process_tree() -> dict[int, list[int]]:
+    """Every process's children (pid -> child pids), from one scan of /proc: pass it to the calls of one check."""
     tree: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit() and (stat := _stat(int(entry))) is not None:
@@ -70,9 +71,9 @@ def browser_pid(marker: str) -> int | None:
     return None
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process under `pid`."""
-    tree, found, stack = _children(), [], [pid]
+def descendants(pid: int, tree: dict[int, list[int]] | None = None) -> list[int]:
+    """Every process under `pid` (in `tree`, or a fresh scan of /proc)."""
+    tree, found, stack = process_tree() if tree is None else tree, [], [pid]
     while stack:
         for child in tree.get(stack.pop(), []):
             found.append(child)
@@ -80,10 +81,10 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def renderers(browser: int) -> list[Renderer]:
-    """The renderer processes of the Chromium `browser`."""
+def renderers(browser: int, tree: dict[int, list[int]] | None = None) -> list[Renderer]:
+    """The renderer processes of the Chromium `browser` (found in `tree`, or a fresh scan of /proc)."""
     found = []
-    for pid in descendants(browser):
+    for pid in descendants(browser, tree):
         line = _cmdline(pid)
         # Inside Chromium's own sandbox a renderer's command line is not readable from outside: an empty one.
         if ("--type=renderer" in line or not line) and (stat := _stat(pid)) is not None:
@@ -91,10 +92,11 @@ def renderers(browser: int) -> list[Renderer]:
     return found
 
 
-def over_caps(browser: int, memory_mb: float, cpu_s: float) -> list[tuple[Renderer, str]]:
+def over_caps(browser: int, memory_mb: float, cpu_s: float,
+              tree: dict[int, list[int]] | None = None) -> list[tuple[Renderer, str]]:
     """The renderers of `browser` past a cap, each with the cap it broke (for the run's observation)."""
     broken = []
-    for proc in renderers(browser):
+    for proc in renderers(browser, tree):
         if proc.rss_mb > memory_mb:
             broken.append((proc, f"it used {proc.rss_mb:.0f} MB of memory (BROWSER_PAGE_MEMORY_MB={memory_mb:g})"))
         elif proc.cpu_s > cpu_s:

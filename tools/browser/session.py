@@ -2,7 +2,7 @@
 
 Every method here runs on the engine's thread (`BrowserEngine.call`), never on a tool thread. The run's
 ref counter lives here, so a ref number is never given twice in a run. After each action the page is
-given time to settle — network idle for 0.5 s and the DOM quiet, capped at `settle_s` — and then the
+given time to settle — network idle for 0.5 s and the DOM quiet for 300 ms, capped at `settle_s` — and then the
 whole page is walked into a snapshot. Popups and `target=_blank` links open in the run's one tab; a
 JavaScript dialog is accepted and its text noted; a download is not saved by the browser (the reply
 names its URL for fetch_webpage, which saves files under the workspace's caps). The trace's thumbnail
@@ -35,6 +35,12 @@ THUMBNAIL_WIDTH = 320
 THUMBNAIL_QUALITY = 60
 SHOT_TIMEOUT_S = 3.0
 """How long a thumbnail may take (a renderer kept busy by a script gets no thumbnail)."""
+NETWORK_IDLE_S = 0.5
+"""A settled tab has had no request in flight for this long..."""
+DOM_QUIET_MS = 300
+"""...and no DOM change for this long."""
+BUSY_POLL_S = 0.25
+"""How often a wait with a request in flight looks again: its end is seen well before NETWORK_IDLE_S of idle."""
 
 SCROLL_JS = r"""
 (direction) => {
@@ -331,26 +337,39 @@ class BrowserSession:
         self._devtools = None
 
     def _wait_settled(self, since: float) -> bool:
-        """Wait for network idle and a quiet DOM; False if `settle_s` ended first."""
+        """Wait for network idle and a quiet DOM; False if `settle_s` ended first.
+
+        Each wait lasts until the tab could first be settled (0.5 s after its last request ended, 300 ms after
+        its last DOM change), so a settle costs a few round trips to the driver rather than one every 100 ms.
+        """
         end = since + self.settle_s
-        while time.monotonic() < end:
-            self.page.wait_for_timeout(100)
+        pause = 0.0
+        while (left := end - time.monotonic()) > 0:
+            if pause:
+                self.page.wait_for_timeout(min(pause, left) * 1000)
             if self._popups:
                 url = self._popups.pop(0)
                 self.notes.append(f"A new window for {url} was opened in this tab instead.")
                 self._goto(url)
-                end = time.monotonic() + self.settle_s
+                end, pause = time.monotonic() + self.settle_s, 0.0
                 continue
-            now = time.monotonic()
-            if self._settle.inflight or now - max(since, self._settle.last) < 0.5:
-                continue
-            try:
-                quiet = self.page.evaluate("() => Date.now() - (window.__gaiaLastChange || 0)")
-            except Exception:  # noqa: BLE001 - the page is navigating: keep waiting
-                continue
-            if quiet >= 300:
+            pause = self._unsettled_for(since)
+            if not pause:
                 return True
         return False
+
+    def _unsettled_for(self, since: float) -> float:
+        """0 when the tab has settled, else the seconds until it could have (a request's end is an event: polled)."""
+        if self._settle.inflight:
+            return BUSY_POLL_S
+        idle = time.monotonic() - max(since, self._settle.last)
+        if idle < NETWORK_IDLE_S:
+            return NETWORK_IDLE_S - idle
+        try:
+            quiet = self.page.evaluate("() => Date.now() - (window.__gaiaLastChange || 0)")
+        except Exception:  # noqa: BLE001 - the page is navigating: keep waiting
+            return BUSY_POLL_S
+        return 0.0 if quiet >= DOM_QUIET_MS else (DOM_QUIET_MS - quiet) / 1000
 
     def close(self) -> None:
         """Close the run's context: its tab, cookies and storage go with it."""
