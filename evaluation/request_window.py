@@ -20,8 +20,9 @@ import contextlib
 from collections import deque
 from dataclasses import dataclass
 
-SLACK_S = 0.05
-"""Seconds added to the learnt window: a request's start here and its arrival there differ by the network's jitter."""
+SLACK_S = 0.02
+"""Seconds added to the learnt window: a request's start here and its arrival there differ by the network's jitter.
+Small to begin with (each window pays it), it grows by the Retry-After of any refusal under a full log."""
 MAX_SLACK_SHARE = 0.1
 """The margin grows after refusals up to this share of the window."""
 JITTER_SHARE = 0.05

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from evaluation.limiter import RateLimiter
-from evaluation.request_window import LearntWindow, RequestLog, learn_window
+from evaluation.request_window import SLACK_S, LearntWindow, RequestLog, learn_window
 from tests.support.fake_clock import FakeClock
 
 
@@ -83,7 +83,7 @@ def test_a_refusal_with_a_full_window_widens_the_margin_and_one_with_fewer_lower
     log = RequestLog(LearntWindow(10, 5.0), margin=0.0)
     log.seed([5.5 + 0.5 * i for i in range(9)])  # nine in the window: the tenth was a moment early
     log.tighten(10.0, 0.12)
-    assert log.limit == LearntWindow(10, 5.0) and log.slack_s == pytest.approx(0.17)
+    assert log.limit == LearntWindow(10, 5.0) and log.slack_s == pytest.approx(SLACK_S + 0.12)
     log.seed([8.0, 9.0, 9.5])  # only three in the window and still refused: the count was wrong
     log.tighten(10.0, 3.0)
     assert log.limit == LearntWindow(3, 5.0)
@@ -96,7 +96,7 @@ def test_a_refusal_explained_by_starts_the_log_let_go_of_is_timing_not_a_lower_c
     log.seed([0.0, 0.01] + [0.5 + 0.05 * i for i in range(8)])
     assert log.free(5.02) == 2  # the log thinks two may go
     log.tighten(5.02, 0.07)
-    assert log.limit == LearntWindow(10, 4.95) and log.slack_s == pytest.approx(0.12)
+    assert log.limit == LearntWindow(10, 4.95) and log.slack_s == pytest.approx(SLACK_S + 0.07)
 
 
 class InFlight:
