@@ -273,13 +273,15 @@ def test_sequential_mode_keeps_the_question_delay_between_task_starts(server, pi
 def test_known_rpm_spaces_model_requests_across_tasks(server, pipeline, samples, tmp_path):
     since = len(server.requests)
     run_batch(samples[:4], pipeline, RunConfig(concurrency=4, output_dir=tmp_path / "r"),
-              run_settings(LLM_REQUESTS_PER_MINUTE=300))  # one request per 0.2 s
+              run_settings(LLM_REQUESTS_PER_MINUTE=150))  # one request per 0.4 s
     times = sorted(r.at for r in server.requests[since:])
-    gaps = [b - a for a, b in pairwise(times)]
     assert len(times) == 8
     # spaced at the limit overall (arrival times jitter on a busy machine: a quarter of the spacing is allowed)
-    assert times[-1] - times[0] >= 7 * 0.2 * 0.75
-    assert min(gaps) >= 0.05  # ...and never a burst (unpaced, four tasks arrive within milliseconds)
+    assert times[-1] - times[0] >= 7 * 0.4 * 0.75
+    # ...and never a burst: unpaced, the four tasks' first requests arrive within milliseconds. Paced, any three
+    # arrivals span two intervals (0.8 s), less what a busy machine's scheduling shifts one of them (beside two CPU
+    # burners one reached the server 0.18 s late, so a single gap says little).
+    assert min(c - a for a, c in zip(times, times[2:], strict=False)) >= 0.3
 
 
 def test_test_split_export_check_says_what_is_missing(server, pipeline, tmp_path):
