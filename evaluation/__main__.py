@@ -153,7 +153,7 @@ def cmd_run(args: argparse.Namespace, app: Application) -> int:
     from evaluation.runner import RunConfig, run_evaluation
 
     config = RunConfig(split=args.split, data_dir=args.data_dir, level=args.level, max_samples=args.max_samples,
-                       task_ids=args.task_ids, concurrency=args.concurrency, question_delay=args.delay,
+                       task_ids=args.task_ids or [], concurrency=args.concurrency, question_delay=args.delay,
                        output_dir=args.output_dir, resume=args.resume, retry_errors=args.retry_errors,
                        use_rag=not args.no_rag, scorer=args.scorer, max_iterations=args.max_iterations,
                        max_cost_usd=args.max_cost_usd, strategy=args.strategy, attempts=args.attempts,

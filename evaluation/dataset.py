@@ -165,9 +165,11 @@ def load_split(
     data_dir: Path | None = None,
     settings: Settings | None = None,
     level: int | None = None,
-    task_ids: Sequence[str] | None = None,
 ) -> SampleList:
-    """Load one GAIA split (local folder when `data_dir` is given, else the pinned hub snapshot)."""
+    """Load one GAIA split (local folder when `data_dir` is given, else the pinned hub snapshot).
+
+    `level` keeps one level; the other filters are `evaluation.selection.TaskSelection.choose`'s.
+    """
     if level is not None and level not in (1, 2, 3):
         raise DatasetError(f"level must be 1, 2 or 3, not {level!r}")
     if data_dir is not None:
@@ -185,13 +187,6 @@ def load_split(
     samples = [_sample(row, gaia) for row in gaia.rows]
     if level is not None:
         samples = [s for s in samples if s.level == level]
-    if task_ids:
-        known = {s.task_id for s in samples}
-        if unknown := [t for t in task_ids if t not in known]:
-            raise DatasetError(f"Unknown task id(s) for split {split!r}{f' level {level}' if level else ''}: "
-                               f"{', '.join(unknown)}")
-        wanted = set(task_ids)
-        samples = [s for s in samples if s.task_id in wanted]
     missing = [f"{s.task_id}: {s.file_path}" for s in samples if s.attachment_missing]
     if missing:
         log.warning("%d GAIA attachment(s) missing in %s: %s", len(missing), gaia.split_dir, "; ".join(missing))

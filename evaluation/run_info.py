@@ -11,17 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.selection import TaskSelection
+
 
 @dataclass
-class RunInfo:
-    """The data source and selection of one run folder."""
+class RunInfo(TaskSelection):
+    """The data source and selection (the `TaskSelection`) of one run folder, and how it runs."""
 
-    split: str = "validation"
     data_dir: str | None = None
     """The local GAIA folder, or None for the Hugging Face hub."""
-    level: int | None = None
-    max_samples: int | None = None
-    task_ids: list[str] = field(default_factory=list)
     use_rag: bool = True
     scorer: str = "official"
     """The `SCORERS` name every verdict of the folder comes from (a run.json without one: the official)."""
@@ -61,10 +59,7 @@ def with_recorded_selection(config: Any, info: RunInfo | None) -> Any:
         return config
     from dataclasses import replace
 
-    return replace(config, split=info.split,
+    return replace(config, **config.filled_from(info),
                    data_dir=config.data_dir if config.data_dir is not None else
                    (Path(info.data_dir) if info.data_dir else None),
-                   level=config.level if config.level is not None else info.level,
-                   max_samples=config.max_samples if config.max_samples is not None else info.max_samples,
-                   task_ids=config.task_ids or (list(info.task_ids) or None),
                    max_iterations=getattr(config, "max_iterations", None) or info.max_iterations)

@@ -38,8 +38,10 @@ from evaluation.rerun import record_lineage
 from evaluation.run_folder import RunError as RunError  # defined beside the folder; re-exported for callers
 from evaluation.run_folder import RunFolder
 from evaluation.run_info import RunInfo, with_recorded_selection
+from evaluation.run_options import RunOptions
 from evaluation.run_summary import RunSummary
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, UnknownScorer, scorer_named
+from evaluation.selection import TaskSelection
 from evaluation.start_spacer import StartSpacer
 from evaluation.submission import check_submission
 from evaluation.task_loop import (  # Progress and build_record: re-exported for callers of the runner
@@ -63,38 +65,24 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class RunConfig:
-    """What to run and how. `None` for concurrency / question_delay / output_dir means: from settings."""
+class RunConfig(TaskSelection, RunOptions):
+    """Which tasks (the `TaskSelection`), how to solve them (the `RunOptions`), where to keep the run.
 
-    split: str = "validation"
+    `None` for output_dir means: OUTPUT_DIR/<split>-<timestamp> (or, with resume, the newest run of the split there).
+    """
+
     data_dir: Path | None = None
-    level: int | None = None
-    max_samples: int | None = None
-    task_ids: list[str] | None = None
-    concurrency: int | None = None
-    """Tasks solved at once; None = BATCH_CONCURRENCY."""
-    question_delay: float | None = None
-    """Minimum seconds between task starts when concurrency is 1; None = BATCH_QUESTION_DELAY."""
+    """The local GAIA folder; None: the hub (with resume: the folder's recorded source)."""
     output_dir: Path | None = None
-    """None = OUTPUT_DIR/<split>-<timestamp> (or, with resume, the newest run of the split there)."""
     resume: bool = False
     retry_errors: bool = False
     """With resume: solve again the tasks recorded with an error (e.g. after a provider outage); the new record wins."""
-    use_rag: bool = True
-    scorer: str | None = None
-    """The `SCORERS` name that scores each answer; None = the official one (with resume: the folder's own)."""
-    max_iterations: int | None = None
-    """The run's iteration cap (`--max-iterations`); None = the recorded one on resume, else MAX_ITERATIONS."""
     max_cost_usd: float | None = None
     """Cost cap of this invocation (`--max-cost-usd`); None = BATCH_MAX_COST_USD; 0 = none."""
-    strategy: Strategy | None = None
-    """`--strategy`; None = the folder's own on resume, else AGENT_STRATEGY."""
     parent: Path | None = None
     """The run whose failures this run re-runs (`--rerun-failed`, evaluation.rerun); kept in run.json."""
     replay_from: Path | None = None
     """A run folder whose tool cache answers matching tool calls (`--replay`); None: every call live."""
-    attempts: int | None = None
-    """Independent attempts per task, voted (`--attempts`); None = ATTEMPTS."""
 
 
 @dataclass
@@ -120,23 +108,6 @@ def resolve_output_dir(config: RunConfig, settings: Settings) -> Path:
             raise RunError(f"Nothing to resume: no {config.split} run with a {CHECKPOINT_NAME} under {base}.")
         return runs[-1]
     return base / f"{config.split}-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-
-
-def select_samples(samples: Sequence[Sample], config: RunConfig) -> list[Sample]:
-    """Apply the level, task-id and max-samples filters, keeping dataset order; unknown ids are an error."""
-    chosen = [s for s in samples if config.level is None or s.level == config.level]
-    if config.task_ids:
-        known = {s.task_id for s in chosen}
-        if unknown := [t for t in config.task_ids if t not in known]:
-            where = f"split {config.split!r}" + (f" level {config.level}" if config.level else "")
-            raise RunError(f"Unknown task id(s) for {where}: {', '.join(unknown)}")
-        wanted = set(config.task_ids)
-        chosen = [s for s in chosen if s.task_id in wanted]
-    if config.max_samples is not None:
-        if config.max_samples < 1:
-            raise RunError(f"max_samples must be at least 1, not {config.max_samples}")
-        chosen = chosen[: config.max_samples]
-    return chosen
 
 
 @dataclass
@@ -186,7 +157,7 @@ def _start_folder(folder: RunFolder, job: BatchJob) -> RunConfig:
     scorer_name = run_scorer(config, recorded)
     config = replace(config, scorer=scorer_name, strategy=run_strategy(config, recorded, settings))
     folder.start(RunInfo(split=config.split, data_dir=str(config.data_dir) if config.data_dir else None,
-                         level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids or []),
+                         level=config.level, max_samples=config.max_samples, task_ids=list(config.task_ids),
                          use_rag=config.use_rag, scorer=scorer_name, max_iterations=config.max_iterations,
                          strategy=config.strategy or "react"))
     if config.max_iterations:
@@ -330,9 +301,9 @@ def run_evaluation(config: RunConfig, settings: Settings, pipeline: Pipeline | N
         out = resolve_output_dir(config, settings)
         config = replace(with_recorded_selection(config, RunFolder(out).info()), output_dir=out)
     split_samples = load_split(config.split, data_dir=config.data_dir, settings=settings)
-    samples = select_samples(split_samples, config)
+    samples = config.choose(split_samples)
     if not samples:
-        raise RunError(f"No task matches (split {config.split!r}, level {config.level}).")
+        raise RunError(f"No task matches ({config.where}).")
     if pipeline is None:
         if not settings.llm_configured:
             raise RunError(settings.llm_missing_message())

@@ -19,6 +19,7 @@ from config import Settings, Strategy
 from evaluation.records import TaskRecord
 from evaluation.run_folder import RunFolder
 from evaluation.scorer import DEFAULT_SCORER, SCORERS, scorer_label
+from evaluation.selection import TaskSelection
 from ui.background import BatchControl, Finished, Tick, iterate_in_thread
 from ui.forms import LEVELS, SOURCE_LABELS, SOURCES, BatchForm, BatchRequest, FormError, Source, parse_level
 from ui.run_fields import cost_line
@@ -61,11 +62,7 @@ def load_samples(req: BatchRequest, settings: Settings) -> list[Any]:
         if not req.data_dir.strip():
             raise FormError(FOLDER_HELP)
         data_dir = Path(req.data_dir.strip()).expanduser()
-    samples = list(load_split(req.split, data_dir=data_dir, settings=settings, level=req.level,
-                              task_ids=req.task_ids or None))
-    if req.max_samples:
-        samples = samples[: req.max_samples]
-    return samples
+    return req.choose(load_split(req.split, data_dir=data_dir, settings=settings))
 
 
 def new_output_dir(settings: Settings, req: BatchRequest) -> Path:
@@ -214,16 +211,12 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
 
     settings = runtime.settings
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
+    selection = req.selection()
     if resume and RunFolder(output_dir).info() is not None:  # the run's own selection (filled in by the runner)
-        req = BatchRequest(source="hub", split=req.split, concurrency=req.concurrency,
-                           question_delay=req.question_delay, use_rag=req.use_rag, max_iterations=req.max_iterations,
-                           strategy=req.strategy, attempts=req.attempts)
-        data_dir = None
-    config = RunConfig(split=req.split, data_dir=data_dir, level=req.level, max_samples=req.max_samples,
-                       task_ids=req.task_ids or None, concurrency=req.concurrency, question_delay=req.question_delay,
-                       output_dir=output_dir, resume=resume, use_rag=req.use_rag, max_iterations=req.max_iterations,
-                       scorer=None if resume else req.scorer,  # a resume scores as the run's run.json says
-                       strategy=req.strategy, attempts=req.attempts)
+        selection, data_dir = TaskSelection(split=req.split), None
+    config = RunConfig(**selection.fields(), **req.options(), data_dir=data_dir, output_dir=output_dir, resume=resume)
+    if resume:  # a resume scores as the run's run.json says
+        config = replace(config, scorer=None)
     if req.rerun_of and not resume:  # the failures of a finished run, its tool calls answered from its record
         from evaluation.rerun import rerun_config
 
@@ -294,7 +287,7 @@ def _api_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: Bat
     records: list[TaskRecord] = []
     yield BatchView(status=f"▶️ Fetching the questions from {settings.SCORING_API_URL} for {req.username}…")
     work = iterate_in_thread(lambda report: run_api_evaluation(
-        req.username.strip(), agent_code, pipeline, settings, concurrency=req.concurrency, on_progress=report,
+        req.username.strip(), agent_code, pipeline, settings, concurrency=req.concurrency or 1, on_progress=report,
         stop=control.stop, output_dir=output_dir, use_rag=req.use_rag), tick_s=1.0)
     for item in work:
         if _unwatched(item, control, watch):

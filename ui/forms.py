@@ -8,11 +8,13 @@ where a whole number belongs, or a value out of range is refused with the field'
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from config import Strategy
+from evaluation.run_options import RunOptions
 from evaluation.scorer import DEFAULT_SCORER, SCORERS
+from evaluation.selection import TaskSelection
 
 Source = Literal["local", "hub", "api"]
 """Where a batch's (or the task picker's) tasks come from."""
@@ -69,30 +71,20 @@ def _split(split: Any) -> str:
     return str(split)
 
 
-@dataclass
-class BatchRequest:
-    """What the batch form asks for, validated."""
+@dataclass(kw_only=True)
+class BatchRequest(TaskSelection, RunOptions):
+    """What the batch form asks for, validated: which tasks, from where, and how.
+
+    The `RunOptions`' None: a resumed run keeps its own scorer, and its own cap and strategy.
+    """
 
     source: Source
-    split: str = "validation"
     data_dir: str = ""
-    level: int | None = None
-    max_samples: int | None = None
-    task_ids: list[str] = field(default_factory=list)
-    concurrency: int = 1
-    question_delay: float = 0.0
-    use_rag: bool = True
+    """The local GAIA folder's path as typed (only for the 'local' source)."""
     username: str = ""
-    scorer: str = DEFAULT_SCORER
-    """The SCORERS name of a new run (a resumed run keeps its own)."""
-    max_iterations: int | None = None
-    """The run's iteration cap (None: MAX_ITERATIONS, or the resumed run's own)."""
-    strategy: Strategy | None = None
-    """The run's strategy (None: AGENT_STRATEGY, or the resumed run's own)."""
+    """The Hugging Face user the Unit 4 scoring API submits for (only for the 'api' source)."""
     rerun_of: str | None = None
     """A finished run folder whose failures this run re-runs, its tool calls replayed (evaluation.rerun)."""
-    attempts: int | None = None
-    """Independent attempts per task, voted (issue 32; None: ATTEMPTS)."""
 
 
 @dataclass

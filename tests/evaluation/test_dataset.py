@@ -10,6 +10,7 @@ import pytest
 
 from config import load_settings
 from evaluation.dataset import DatasetError, GAIADataset, Sample, load_split, statistics
+from evaluation.selection import TaskSelection
 from tests.support.gaia_fixture import FIXTURE_TASKS, LEVEL_COUNTS, VALIDATION_ANSWERS, make_gaia_folder
 
 
@@ -100,12 +101,13 @@ def test_bad_level_and_unknown_task_ids(tmp_path):
     with pytest.raises(DatasetError, match="level must be"):
         load_split("validation", data_dir=root, level=4)
     with pytest.raises(DatasetError, match="nope"):
-        load_split("validation", data_dir=root, task_ids=["nope"])
+        TaskSelection(task_ids=["nope"]).choose(load_split("validation", data_dir=root))
 
 
 def test_task_id_filter_keeps_dataset_order(tmp_path):
     ids = [t.task_id() for t in FIXTURE_TASKS]
-    samples = load_split("validation", data_dir=make_gaia_folder(tmp_path), task_ids=[ids[4], ids[1]])
+    split = load_split("validation", data_dir=make_gaia_folder(tmp_path))
+    samples = TaskSelection(task_ids=[ids[4], ids[1]]).choose(split)
     assert [s.task_id for s in samples] == [ids[1], ids[4]]
 
 

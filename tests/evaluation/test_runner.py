@@ -13,7 +13,8 @@ from agent.pipeline import Pipeline
 from config import load_settings
 from evaluation.dataset import load_split
 from evaluation.records import TaskRecord
-from evaluation.runner import Progress, RunConfig, RunError, run_batch, run_evaluation, select_samples
+from evaluation.runner import Progress, RunConfig, RunError, run_batch, run_evaluation
+from evaluation.selection import SelectionError
 from tests.support.gaia_fixture import answer_for, make_gaia_folder
 from tests.support.openai_server import ScriptedOpenAI, call, fail, first_user_text, say, tool_results
 
@@ -297,15 +298,15 @@ def test_test_split_export_check_says_what_is_missing(server, pipeline, tmp_path
     assert full.submission_problems == [] and full.summary.submission_check["checked"]
 
 
-def test_select_samples_filters_and_rejects_unknown_ids(samples):
-    assert [s.level for s in select_samples(samples, RunConfig(level=2))] == [2, 2]
-    assert len(select_samples(samples, RunConfig(max_samples=4))) == 4
-    picked = select_samples(samples, RunConfig(task_ids=[samples[3].task_id, samples[0].task_id]))
+def test_a_run_config_selects_by_level_ids_and_count_and_rejects_unknown_ids(samples):
+    assert [s.level for s in RunConfig(level=2).choose(samples)] == [2, 2]
+    assert len(RunConfig(max_samples=4).choose(samples)) == 4
+    picked = RunConfig(task_ids=[samples[3].task_id, samples[0].task_id]).choose(samples)
     assert [s.task_id for s in picked] == [samples[0].task_id, samples[3].task_id]
-    with pytest.raises(RunError, match="Unknown task id"):
-        select_samples(samples, RunConfig(task_ids=["nope"]))
-    with pytest.raises(RunError, match="at least 1"):
-        select_samples(samples, RunConfig(max_samples=0))
+    with pytest.raises(SelectionError, match="Unknown task id"):
+        RunConfig(task_ids=["nope"]).choose(samples)
+    with pytest.raises(SelectionError, match="at least 1"):
+        RunConfig(max_samples=0).choose(samples)
 
 
 def test_run_evaluation_loads_a_local_jsonl_folder_and_runs_the_level(server, pipeline, tmp_path):
