@@ -30,8 +30,7 @@ def _short(text: str) -> str:
 
 
 def _match(entry: Entry, similarity: float) -> Match:
-    return Match(question=entry.question, answer=entry.answer, similarity=round(min(similarity, 1.0), 4),
-                 task_id=entry.task_id, source=entry.source, level=entry.level, file_name=entry.file_name)
+    return Match(**entry.stored(), similarity=round(min(similarity, 1.0), 4))
 
 
 def candidates_context(matches: list[Match], why: str) -> str:

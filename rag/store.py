@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.embeddings import normalize_question
+from rag.types import StoredQuestion
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,16 +50,9 @@ def rebuild_hint(directory: Path) -> str:
 
 
 @dataclass
-class Entry:
-    """One stored question with its known answer and where it came from."""
+class Entry(StoredQuestion):
+    """One stored question with its known answer and where it came from, as the store keeps it."""
 
-    question: str
-    answer: str
-    task_id: str | None = None
-    source: str = ""
-    level: int | None = None
-    file_name: str = ""
-    """Attachment the answer depends on ('' when the question stands alone)."""
     added_at: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     id: int = -1
 

@@ -3,26 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Protocol
 
 Tier = Literal["answer", "candidates", "hints", "miss"]
 HintLLM = Callable[[str], str]
 """`prompt -> text`: the run's model client writing solving hints for a 'hints' lookup (the router makes it)."""
 
 
-@dataclass(frozen=True)
-class Match:
-    """One stored question near the asked one."""
+@dataclass
+class StoredQuestion:
+    """A question the knowledge base keeps, with its known answer and where it came from."""
 
     question: str
     answer: str
-    similarity: float
     task_id: str | None = None
     source: str = ""
     level: int | None = None
     file_name: str = ""
-    """Attachment the stored answer depends on ('' when none)."""
+    """Attachment the answer depends on ('' when the question stands alone)."""
+
+    def stored(self) -> dict[str, Any]:
+        """The stored question's fields by name (of a holder that adds more)."""
+        return {f.name: getattr(self, f.name) for f in fields(StoredQuestion)}
+
+
+@dataclass(kw_only=True)
+class Match(StoredQuestion):
+    """One stored question near the asked one."""
+
+    similarity: float
 
 
 @dataclass

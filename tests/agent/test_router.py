@@ -68,7 +68,7 @@ def test_no_llm_and_no_rag_answer_is_an_actionable_error() -> None:
 
 
 def test_candidates_go_into_the_first_user_message() -> None:
-    result = LookupResult(tier="candidates", matches=[Match("q?", "a", 0.8)],
+    result = LookupResult(tier="candidates", matches=[Match("q?", "a", similarity=0.8)],
                           context="Similar solved question: q? -> a")
     pipe, model = pipeline(FakeKB(result), [ai("FINAL ANSWER: a")])
     sol = pipe.solve("q2?")

@@ -90,7 +90,8 @@ class _OneEntryKB(EmptyKnowledgeBase):
 
     def search(self, query: str, k: int | None = None, exclude_task_ids: Iterable[str] = ()) -> list[Match]:
         self.searched.append((query, set(exclude_task_ids)))
-        return [Match("What is the injected knowledge base?", "this one", 0.9, task_id="kb-1", source="test")]
+        return [Match("What is the injected knowledge base?", "this one", task_id="kb-1", source="test",
+                      similarity=0.9)]
 
 
 def test_the_registry_hands_rag_search_the_knowledge_base_it_is_given(settings: Settings) -> None:
