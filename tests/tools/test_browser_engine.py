@@ -136,7 +136,7 @@ def test_a_download_is_refused_and_leaves_almost_nothing_on_disk(browser, site):
     from tests.support.js_sites import ref_of
     from tools.browser.tools import engine_for
 
-    home = engine_for(browser.settings, browser.browsers)._home
+    home = engine_for(browser.settings, browser.browsers).home
     work = browser.workspace("download")
     try:
         page = _open(browser, work, site.url("/get"))

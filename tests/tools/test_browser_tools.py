@@ -162,7 +162,7 @@ def test_actions_before_any_open_say_to_open_first(browser):
 
 
 def test_long_snapshots_are_paged_and_find_in_page_searches_the_whole_snapshot(site, browser):
-    small = BrowserHarness(site.host_port, MAX_FILE_SIZE=1500)  # the same shared Chromium
+    small = BrowserHarness(site.host_port, MAX_FILE_SIZE=1500)  # its own browser pool, closed at the end
     work = small.workspace()
     try:
         first = small.call(work, "browser_open", url=site.url("/long")).output
@@ -180,6 +180,7 @@ def test_long_snapshots_are_paged_and_find_in_page_searches_the_whole_snapshot(s
         assert f"page {pages} of {pages}" in found and "marmalade" in found
     finally:
         work.close()
+        small.close()
 
 
 def test_two_concurrent_runs_have_isolated_contexts(browser, site):
@@ -241,7 +242,7 @@ def test_a_screenshot_is_saved_in_the_runs_workspace_and_says_when_no_vision_mod
 
 
 def test_pages_per_run_are_capped(site, browser):
-    capped = BrowserHarness(site.host_port, BROWSER_MAX_PAGES=2)  # the same shared Chromium
+    capped = BrowserHarness(site.host_port, BROWSER_MAX_PAGES=2)  # its own browser pool, closed at the end
     work = capped.workspace()
     try:
         assert capped.call(work, "browser_open", url=site.url("/help")).ok
@@ -250,6 +251,7 @@ def test_pages_per_run_are_capped(site, browser):
         assert third.error_kind == "size_limit" and "BROWSER_MAX_PAGES" in third.output
     finally:
         work.close()
+        capped.close()
 
 
 def test_a_page_still_loading_when_the_settle_wait_ends_says_so_and_a_later_snapshot_has_it(site, browser):
@@ -265,6 +267,7 @@ def test_a_page_still_loading_when_the_settle_wait_ends_says_so_and_a_later_snap
         assert "Arrived late." in later.output and "still loading" not in later.output
     finally:
         work.close()
+        hasty.close()
 
 
 def test_a_browser_that_died_is_started_again_for_the_next_call(browser, run, site):

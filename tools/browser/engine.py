@@ -73,7 +73,8 @@ class BrowserEngine:
         self._workers: list[BrowserWorker] = []
         self._pins: dict[int, BrowserWorker] = {}
         self._lock = threading.Lock()
-        self._home = Path(tempfile.mkdtemp(prefix="gaia-browser-"))
+        self._home: Path | None = None
+        """The browsers' private folder, made with the first browser thread (an engine never used leaves none)."""
         self._closed = threading.Event()
         self._watchdog: threading.Thread | None = None
 
@@ -81,6 +82,13 @@ class BrowserEngine:
     def cold_start_s(self) -> float | None:
         """The first browser thread's launch time (driver + Chromium), once it started."""
         return self._workers[0].cold_start_s if self._workers else None
+
+    @property
+    def home(self) -> Path:
+        """The private folder every browser thread of this engine keeps its profile and downloads in."""
+        if self._home is None:
+            self._home = Path(tempfile.mkdtemp(prefix="gaia-browser-"))
+        return self._home
 
     @property
     def _failure(self) -> BaseException | None:
@@ -151,9 +159,9 @@ class BrowserEngine:
         if len(self._workers) < self.config.threads:
             assert self.proxy is not None
             launch = WorkerLaunch(self.config.executable, self.proxy.port, self.sandbox, self.config.face,
-                                  self.config.page_memory_mb, self.config.launch_timeout_s, self._home / "bin")
+                                  self.config.page_memory_mb, self.config.launch_timeout_s, self.home / "bin")
             index = len(self._workers)
-            home = self._home / f"t{index}-{time.monotonic_ns()}"
+            home = self.home / f"t{index}-{time.monotonic_ns()}"
             home.mkdir(mode=0o700)
             self._workers.append(BrowserWorker(index, launch, home))
             return self._workers[-1]
@@ -203,7 +211,8 @@ class BrowserEngine:
             worker.thread.join(timeout=10)
         if self.proxy is not None:
             self.proxy.close()
-        shutil.rmtree(self._home, ignore_errors=True)
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
 
 
 def chromium_missing(executable: str) -> str | None:
