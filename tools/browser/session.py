@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag
 
-from tools.browser.snapshot_js import INIT_SCRIPT, WALKER
+from tools.browser.snapshot_js import INIT_SCRIPT, SCROLL_JS, WALKER
 from tools.core.errors import ToolFailure
 from tools.search import blocked_by
 
@@ -41,31 +41,6 @@ DOM_QUIET_MS = 300
 """...and no DOM change for this long."""
 BUSY_POLL_S = 0.25
 """How often a wait with a request in flight looks again: its end is seen well before NETWORK_IDLE_S of idle."""
-
-SCROLL_JS = r"""
-(direction) => {
-  const big = (el) => el.scrollHeight > el.clientHeight + 10 &&
-    ['auto', 'scroll', 'overlay'].includes(getComputedStyle(el).overflowY);
-  const root = document.scrollingElement || document.documentElement;
-  let target = root;
-  if (root.scrollHeight <= innerHeight + 10) {
-    let best = 0;
-    for (const el of document.querySelectorAll('*')) {
-      if (!big(el)) continue;
-      const r = el.getBoundingClientRect();
-      const area = r.width * r.height;
-      if (area > best) { best = area; target = el; }
-    }
-  }
-  const step = (target === root ? innerHeight : target.clientHeight) * 0.9;
-  const to = {down: target.scrollTop + step, up: target.scrollTop - step, bottom: target.scrollHeight,
-              top: 0}[direction];
-  target.scrollTo({top: to, behavior: 'instant'});
-  if (target === root) window.scrollTo({top: to, behavior: 'instant'});
-  target.dispatchEvent(new Event('scroll'));
-  return {top: Math.round(target.scrollTop), height: target.scrollHeight, inner: target !== root};
-}
-"""
 
 
 @dataclass

@@ -9,6 +9,8 @@ has one tab).
 headings as markdown, and one `[eN] role "name" state → url` line per element the model can operate.
 Refs are a `data-gaia-ref` attribute numbered from the run's counter (`start`), so a number is never
 given to two elements in one run; an element keeps its ref while it exists.
+
+`SCROLL_JS` scrolls the page, or its largest scrolling box when the page itself does not scroll.
 """
 
 INIT_SCRIPT = r"""
@@ -289,5 +291,30 @@ WALKER = r"""
   flush();
   if (cut) lines.push(`…[the page has more than ${maxNodes} elements; the snapshot stops there]`);
   return {lines, next};
+}
+"""
+
+SCROLL_JS = r"""
+(direction) => {
+  const big = (el) => el.scrollHeight > el.clientHeight + 10 &&
+    ['auto', 'scroll', 'overlay'].includes(getComputedStyle(el).overflowY);
+  const root = document.scrollingElement || document.documentElement;
+  let target = root;
+  if (root.scrollHeight <= innerHeight + 10) {
+    let best = 0;
+    for (const el of document.querySelectorAll('*')) {
+      if (!big(el)) continue;
+      const r = el.getBoundingClientRect();
+      const area = r.width * r.height;
+      if (area > best) { best = area; target = el; }
+    }
+  }
+  const step = (target === root ? innerHeight : target.clientHeight) * 0.9;
+  const to = {down: target.scrollTop + step, up: target.scrollTop - step, bottom: target.scrollHeight,
+              top: 0}[direction];
+  target.scrollTo({top: to, behavior: 'instant'});
+  if (target === root) window.scrollTo({top: to, behavior: 'instant'});
+  target.dispatchEvent(new Event('scroll'));
+  return {top: Math.round(target.scrollTop), height: target.scrollHeight, inner: target !== root};
 }
 """
