@@ -19,10 +19,12 @@ class Selectable(Protocol):
     """What a selection looks at in a task (a `Sample`)."""
 
     @property
-    def task_id(self) -> str: ...  # noqa: D102 - the GAIA task id
+    def task_id(self) -> str:
+        """The GAIA task id."""
 
     @property
-    def level(self) -> int: ...  # noqa: D102 - the GAIA level
+    def level(self) -> int:
+        """The GAIA level (1-3)."""
 
 
 T = TypeVar("T", bound=Selectable)
@@ -61,10 +63,6 @@ class TaskSelection:
                 raise SelectionError(f"max_samples must be at least 1, not {self.max_samples}")
             chosen = chosen[: self.max_samples]
         return chosen
-
-    def selection(self) -> TaskSelection:
-        """The selection alone (of a holder that adds more fields)."""
-        return TaskSelection(**self.fields())
 
     def fields(self) -> dict[str, Any]:
         """The selection's fields by name, to build another holder from (`RunConfig(**s.fields(), …)`)."""

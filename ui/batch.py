@@ -211,10 +211,10 @@ def _runner_stream(runtime: Runtime, pipeline: Any, req: BatchRequest, control: 
 
     settings = runtime.settings
     data_dir = Path(req.data_dir.strip()).expanduser() if req.source == "local" else None
-    selection = req.selection()
+    chosen = req.fields()
     if resume and RunFolder(output_dir).info() is not None:  # the run's own selection (filled in by the runner)
-        selection, data_dir = TaskSelection(split=req.split), None
-    config = RunConfig(**selection.fields(), **req.options(), data_dir=data_dir, output_dir=output_dir, resume=resume)
+        chosen, data_dir = TaskSelection(split=req.split).fields(), None
+    config = RunConfig(**chosen, **req.options(), data_dir=data_dir, output_dir=output_dir, resume=resume)
     if resume:  # a resume scores as the run's run.json says
         config = replace(config, scorer=None)
     if req.rerun_of and not resume:  # the failures of a finished run, its tool calls answered from its record
